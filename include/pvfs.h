@@ -1,0 +1,96 @@
+/*
+ * pvfs.h - the native API of the parallel virtual file system.
+ *
+ * Every call mirrors its POSIX namesake: same arguments, same return value,
+ * -1 with errno set on failure.  Paths are given with the mount prefix of a
+ * pvfstab entry ($PVFSTAB_FILE, else /etc/pvfstab), e.g. "/pvfs/dir/file".
+ * Descriptors returned here are real descriptor numbers (each is backed by a
+ * reserved descriptor), so they never collide with the process's own files;
+ * they are only meaningful to pvfs_* calls.  All calls are thread-safe.
+ */
+#ifndef PVFS_H
+#define PVFS_H
+
+#include <dirent.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PVFS_VERSION_STRING "0.1.0"
+
+/* pvfs_open flag: a struct pvfs_filestat * follows the mode argument. */
+#define PVFS_O_META 0x20000000
+
+/* A file's distribution.  -1 in a field asks for the file system default. */
+struct pvfs_filestat {
+	int32_t base;   /* index of the first I/O daemon holding the file */
+	int32_t pcount; /* number of I/O daemons the file is striped over */
+	int32_t ssize;  /* stripe size in bytes */
+	int32_t soff;   /* unused, kept for PVFS 1 source compatibility (0) */
+	int32_t bsize;  /* unused, kept for PVFS 1 source compatibility (0) */
+};
+
+/* pvfs_ioctl requests. */
+#define PVFS_GETMETA 0x7001 /* arg: struct pvfs_filestat * (out) */
+
+#ifndef PVFS_NO_COMPAT_NAMES
+#define O_META PVFS_O_META
+#define GETMETA PVFS_GETMETA
+#endif
+
+typedef struct pvfs_dir PVFS_DIR;
+
+int pvfs_open(const char *path, int flags, ...);
+int pvfs_creat(const char *path, mode_t mode);
+int pvfs_close(int fd);
+ssize_t pvfs_read(int fd, void *buf, size_t count);
+ssize_t pvfs_write(int fd, const void *buf, size_t count);
+ssize_t pvfs_pread(int fd, void *buf, size_t count, off_t offset);
+ssize_t pvfs_pwrite(int fd, const void *buf, size_t count, off_t offset);
+ssize_t pvfs_readv(int fd, const struct iovec *iov, int iovcnt);
+ssize_t pvfs_writev(int fd, const struct iovec *iov, int iovcnt);
+off_t pvfs_lseek(int fd, off_t offset, int whence);
+int pvfs_fsync(int fd);
+int pvfs_fdatasync(int fd);
+int pvfs_ftruncate(int fd, off_t length);
+int pvfs_truncate(const char *path, off_t length);
+int pvfs_dup(int fd);
+int pvfs_dup2(int oldfd, int newfd);
+int pvfs_ioctl(int fd, unsigned long request, ...);
+
+int pvfs_stat(const char *path, struct stat *st);
+int pvfs_lstat(const char *path, struct stat *st);
+int pvfs_fstat(int fd, struct stat *st);
+int pvfs_access(const char *path, int mode);
+int pvfs_chmod(const char *path, mode_t mode);
+int pvfs_fchmod(int fd, mode_t mode);
+int pvfs_chown(const char *path, uid_t owner, gid_t group);
+int pvfs_fchown(int fd, uid_t owner, gid_t group);
+int pvfs_utimes(const char *path, const struct timeval times[2]);
+int pvfs_statfs(const char *path, struct statfs *buf);
+
+int pvfs_unlink(const char *path);
+int pvfs_rename(const char *oldpath, const char *newpath);
+int pvfs_mkdir(const char *path, mode_t mode);
+int pvfs_rmdir(const char *path);
+PVFS_DIR *pvfs_opendir(const char *path);
+struct dirent *pvfs_readdir(PVFS_DIR *dir);
+void pvfs_rewinddir(PVFS_DIR *dir);
+int pvfs_closedir(PVFS_DIR *dir);
+
+/* 1 if path lies under a pvfstab mount prefix, 0 if not. */
+int pvfs_is_pvfs_path(const char *path);
+/* 1 if fd is a descriptor returned by this library, 0 if not. */
+int pvfs_is_pvfs_fd(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PVFS_H */

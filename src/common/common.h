@@ -1,0 +1,176 @@
+/*
+ * common.h - what the daemons, the client library and the tools share,
+ * grouped by the source file that implements it.
+ */
+#ifndef PVFS_COMMON_H
+#define PVFS_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pvfs-proto.h"
+
+#define PVFS_DEFAULT_MGR_PORT 3000
+#define PVFS_DEFAULT_IOD_PORT 7000
+#define PVFS_DEFAULT_SSIZE 65536
+#define PVFS_CAP_LIFETIME 3600 /* seconds a capability stays valid */
+
+/* buf.c: a growable output buffer and a bounds-checked input cursor. */
+struct pvfs_buf {
+	uint8_t *data;
+	size_t len, cap;
+	size_t off; /* bytes already consumed/sent from the front */
+	int oom;    /* set when a put could not grow the buffer */
+};
+void pvfs_buf_init(struct pvfs_buf *b);
+void pvfs_buf_free(struct pvfs_buf *b);
+void pvfs_buf_reset(struct pvfs_buf *b);
+int pvfs_buf_reserve(struct pvfs_buf *b, size_t more);
+void pvfs_buf_put(struct pvfs_buf *b, const void *p, size_t n);
+void pvfs_buf_put_u8(struct pvfs_buf *b, uint8_t v);
+void pvfs_buf_put_u16(struct pvfs_buf *b, uint16_t v);
+void pvfs_buf_put_u32(struct pvfs_buf *b, uint32_t v);
+void pvfs_buf_put_u64(struct pvfs_buf *b, uint64_t v);
+/* Drop the first off bytes (already sent) when that frees enough room. */
+void pvfs_buf_compact(struct pvfs_buf *b);
+
+struct pvfs_cur {
+	const uint8_t *p;
+	size_t left;
+	int bad; /* set on any underflow or invalid field; getters then return 0 */
+};
+void pvfs_cur_init(struct pvfs_cur *c, const void *p, size_t n);
+uint8_t pvfs_cur_u8(struct pvfs_cur *c);
+uint16_t pvfs_cur_u16(struct pvfs_cur *c);
+uint32_t pvfs_cur_u32(struct pvfs_cur *c);
+uint64_t pvfs_cur_u64(struct pvfs_cur *c);
+void pvfs_cur_bytes(struct pvfs_cur *c, void *out, size_t n);
+/* u16 length + bytes into out[max+1], NUL-terminated; no embedded NUL. */
+void pvfs_cur_str(struct pvfs_cur *c, char *out, size_t max);
+
+/* Big-endian helpers used by the codec and the journal. */
+void pvfs_be16_put(uint8_t *p, uint16_t v);
+void pvfs_be32_put(uint8_t *p, uint32_t v);
+void pvfs_be64_put(uint8_t *p, uint64_t v);
+uint16_t pvfs_be16_get(const uint8_t *p);
+uint32_t pvfs_be32_get(const uint8_t *p);
+uint64_t pvfs_be64_get(const uint8_t *p);
+
+/* stripe.c: striping math.  rel is an iod's position within a file's
+ * pcount iods, i.e. (iod index - base) mod niods. */
+struct pvfs_piece {
+	uint64_t logical; /* offset in the file */
+	uint64_t local;   /* offset in the iod's stripe file */
+	uint64_t mem;     /* offset in the pattern's byte stream (the user buffer) */
+	uint64_t len;
+};
+struct pvfs_stripe_iter {
+	struct pvfs_pattern pat;
+	uint32_t pcount, ssize, rel;
+	uint64_t block;  /* current pattern block */
+	uint64_t pos;    /* offset within the current block */
+};
+/* Iterate the pieces of pat held by iod rel, in logical order; a piece
+ * never crosses a stripe or block boundary. */
+void pvfs_stripe_iter_init(struct pvfs_stripe_iter *it,
+    const struct pvfs_pattern *pat, uint32_t pcount, uint32_t ssize,
+    uint32_t rel);
+int pvfs_stripe_iter_next(struct pvfs_stripe_iter *it, struct pvfs_piece *pc);
+/* Bytes of pat held by iod rel. */
+uint64_t pvfs_stripe_share(const struct pvfs_pattern *pat, uint32_t pcount,
+    uint32_t ssize, uint32_t rel);
+/* Size of iod rel's stripe file for a file of logical_size bytes. */
+uint64_t pvfs_stripe_local_size(uint64_t logical_size, uint32_t pcount,
+    uint32_t ssize, uint32_t rel);
+/* 1 + the highest logical offset stored in a stripe file of local_size bytes. */
+uint64_t pvfs_stripe_logical_end(uint64_t local_size, uint32_t pcount,
+    uint32_t ssize, uint32_t rel);
+/* Relative iod holding logical offset off. */
+uint32_t pvfs_stripe_rel(uint64_t off, uint32_t pcount, uint32_t ssize);
+/* Absolute iod index of relative position rel. */
+uint32_t pvfs_stripe_abs(const struct pvfs_dist *d, uint32_t rel, uint32_t niods);
+
+/* sha256.c: SHA-256 and HMAC-SHA256. */
+struct pvfs_sha256 {
+	uint32_t h[8];
+	uint64_t bytes;
+	uint8_t block[64];
+	size_t fill;
+};
+void pvfs_sha256_init(struct pvfs_sha256 *s);
+void pvfs_sha256_update(struct pvfs_sha256 *s, const void *p, size_t n);
+void pvfs_sha256_final(struct pvfs_sha256 *s, uint8_t out[32]);
+void pvfs_hmac_sha256(const uint8_t *key, size_t keylen, const void *msg,
+    size_t n, uint8_t out[32]);
+/* Constant-time comparison: 0 if equal. */
+int pvfs_memcmp_ct(const void *a, const void *b, size_t n);
+
+/* crc32c.c */
+uint32_t pvfs_crc32c(uint32_t crc, const void *p, size_t n);
+
+/* log.c: log_warn/log_info/log_debug/fatal; stderr, a file, or syslog. */
+enum pvfs_log_level { PVFS_LOG_ERR, PVFS_LOG_WARN, PVFS_LOG_INFO, PVFS_LOG_DEBUG };
+/* path NULL: stderr; "syslog": syslog; else append to the file. */
+int pvfs_log_open(const char *prog, const char *path, enum pvfs_log_level lvl);
+int pvfs_log_level_parse(const char *s, enum pvfs_log_level *lvl);
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fatal(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+extern enum pvfs_log_level pvfs_log_lvl;
+/* Set *cause to a malloc'd message (NULL if out of memory); NULL cause ok. */
+void pvfs_set_cause(char **cause, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* net.c: sockets. */
+/* Parse "host:port" or "host" (default_port).  0 or -1 with *cause set. */
+int pvfs_net_parse_addr(const char *s, char *host, size_t hostlen,
+    uint16_t *port, uint16_t default_port);
+/* Listening socket, non-blocking, CLOEXEC; port 0 binds an ephemeral port
+ * and *bound gets the real one.  fd, or -1 with errno. */
+int pvfs_net_listen(const char *host, uint16_t port, uint16_t *bound);
+/* Accept non-blocking + CLOEXEC with TCP_NODELAY and large buffers. */
+int pvfs_net_accept(int lfd);
+/* Connect with a timeout in ms; returns a blocking-mode-off fd or -1/errno
+ * (ETIMEDOUT, ECONNREFUSED, ...). */
+int pvfs_net_connect(const char *host, uint16_t port, int timeout_ms);
+void pvfs_net_tune(int fd); /* TCP_NODELAY, SO_SNDBUF/SO_RCVBUF, keepalive */
+int pvfs_set_nonblock(int fd, int on);
+
+/* daemon.c: what every daemon does at start. */
+/* Write "text\n" to path atomically (temp file + rename).  0 or -1/errno. */
+int pvfs_write_file_atomic(const char *path, const char *text);
+/* Fork into the background, setsid, stdio to /dev/null. */
+int pvfs_daemonize(void);
+/* Read a whole small file (<= max bytes) into a malloc'd NUL-terminated
+ * buffer.  NULL/errno on failure. */
+char *pvfs_read_small_file(const char *path, size_t max, size_t *len);
+/* Load a key file (hex or raw, >= 16 bytes); 0 or -1 with *cause. */
+int pvfs_key_load(const char *path, uint8_t *key, size_t *keylen, char **cause);
+/* Create a fresh random key file (mode 0600) if it does not exist. */
+int pvfs_key_create(const char *path, char **cause);
+int64_t pvfs_now_ns(void);     /* CLOCK_REALTIME */
+int64_t pvfs_mono_ms(void);    /* CLOCK_MONOTONIC */
+/* mkdir -p with mode; 0 or -1/errno. */
+int pvfs_mkdir_p(const char *path, mode_t mode);
+
+/* config.c: pvfstab and iod tables. */
+struct pvfs_tab_entry {
+	char host[PVFS_HOST_MAX + 1];
+	uint16_t port;
+	char meta_dir[PVFS_PATH_MAX + 1];
+	char prefix[PVFS_PATH_MAX + 1]; /* without trailing slash, "/" stays "/" */
+	int timeout_ms;                 /* option timeout=SECONDS, 0 = default */
+};
+/* Parse a pvfstab.  Returns the number of entries (>= 0) in a malloc'd
+ * array, or -1 with *cause (a malloc'd message naming file and line). */
+int pvfs_tab_parse(const char *text, const char *fname,
+    struct pvfs_tab_entry **out, char **cause);
+/* Parse an iod table: one "host:port" per line, '#' comments. */
+int pvfs_iodtab_parse(const char *text, const char *fname,
+    struct pvfs_iod_addr **out, char **cause);
+
+#endif /* PVFS_COMMON_H */

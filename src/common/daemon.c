@@ -1,0 +1,226 @@
+/* daemon.c - start-up chores shared by the daemons and tools. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int64_t
+pvfs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t
+pvfs_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, c, n);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Readers (tests, pvfs-local) poll for the file: they must never see it
+ * half written, hence temp file + fsync + rename. */
+int
+pvfs_write_file_atomic(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) == -1)
+		return -1;
+	if (write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0 ||
+	    fsync(fd) != 0) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, path) != 0) {
+		err = errno;
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int
+pvfs_daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid == -1)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	if (setsid() == -1)
+		return -1;
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+char *
+pvfs_read_small_file(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	size_t n = 0;
+	ssize_t r;
+
+	if (fd == -1)
+		return NULL;
+	if ((buf = malloc(max + 1)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while (n < max && (r = read(fd, buf + n, max - n)) != 0) {
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return buf;
+}
+
+static int
+hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Keys are stored as hex text (easy to copy between hosts); trailing
+ * white space is ignored. */
+int
+pvfs_key_load(const char *path, uint8_t *key, size_t *keylen, char **cause)
+{
+	size_t n, i, out = 0;
+	char *text = pvfs_read_small_file(path, 4096, &n);
+
+	if (text == NULL) {
+		pvfs_set_cause(cause, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ' || text[n - 1] == '\r'))
+		n--;
+	for (i = 0; i + 1 < n && out < 64; i += 2) {
+		int hi = hex_value(text[i]), lo = hex_value(text[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			break;
+		key[out++] = (uint8_t)(hi << 4 | lo);
+	}
+	free(text);
+	if (i != n || out < 16) {
+		pvfs_set_cause(cause, "%s: not a key (want 32 to 128 hex digits)", path);
+		return -1;
+	}
+	*keylen = out;
+	return 0;
+}
+
+int
+pvfs_key_create(const char *path, char **cause)
+{
+	uint8_t key[32];
+	char hex[65];
+	int i, fd;
+
+	if (access(path, F_OK) == 0)
+		return 0;
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+		pvfs_set_cause(cause, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", key[i]);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd == -1 || write_all(fd, hex, 64) != 0 || write_all(fd, "\n", 1) != 0 ||
+	    fsync(fd) != 0) {
+		pvfs_set_cause(cause, "%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+pvfs_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX], *p;
+
+	if (strlen(path) >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(buf, path);
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}

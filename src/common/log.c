@@ -1,0 +1,137 @@
+/* log.c - leveled logging to stderr, a file or syslog. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+enum pvfs_log_level pvfs_log_lvl = PVFS_LOG_INFO;
+static FILE *log_file;
+static int log_syslog;
+static const char *log_prog = "pvfs";
+
+int
+pvfs_log_open(const char *prog, const char *path, enum pvfs_log_level lvl)
+{
+	FILE *f;
+
+	log_prog = prog;
+	pvfs_log_lvl = lvl;
+	if (path == NULL)
+		return 0;
+	if (strcmp(path, "syslog") == 0) {
+		openlog(prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		log_syslog = 1;
+		return 0;
+	}
+	if ((f = fopen(path, "ae")) == NULL)
+		return -1;
+	setvbuf(f, NULL, _IOLBF, 0);
+	if (log_file != NULL)
+		fclose(log_file);
+	log_file = f;
+	return 0;
+}
+
+int
+pvfs_log_level_parse(const char *s, enum pvfs_log_level *lvl)
+{
+	static const char *names[] = { "error", "warn", "info", "debug" };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*lvl = (enum pvfs_log_level)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void
+log_vwrite(enum pvfs_log_level lvl, const char *fmt, va_list ap)
+{
+	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+	static const char *tag[] = { "error", "warn", "info", "debug" };
+	FILE *f = log_file ? log_file : stderr;
+	char msg[1024], when[32];
+	struct timespec ts;
+	struct tm tm;
+	int saved = errno;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_syslog) {
+		syslog(prio[lvl], "%s", msg);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		fprintf(f, "%s.%03ld %s[%d] %s: %s\n", when, ts.tv_nsec / 1000000,
+		    log_prog, (int)getpid(), tag[lvl], msg);
+	}
+	errno = saved;
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pvfs_log_lvl < PVFS_LOG_WARN)
+		return;
+	va_start(ap, fmt);
+	log_vwrite(PVFS_LOG_WARN, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pvfs_log_lvl < PVFS_LOG_INFO)
+		return;
+	va_start(ap, fmt);
+	log_vwrite(PVFS_LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pvfs_log_lvl < PVFS_LOG_DEBUG)
+		return;
+	va_start(ap, fmt);
+	log_vwrite(PVFS_LOG_DEBUG, fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(PVFS_LOG_ERR, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+pvfs_set_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cause == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) == -1)
+		*cause = NULL;
+	va_end(ap);
+}

@@ -1,0 +1,290 @@
+/* proto-msgs.c - the field table of every message body, by opcode.  The
+ * order of fields in a table is the order on the wire. */
+#include <stddef.h>
+
+#include "common.h"
+#include "proto-table.h"
+
+static const struct pvfs_field none_f[] = { PVFS_FEND };
+
+static const struct pvfs_field cred_only_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_cred_req, cred),
+	PVFS_FEND
+};
+
+static const struct pvfs_field dist_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, base),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, pcount),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, ssize),
+	PVFS_FEND
+};
+
+static const struct pvfs_field attr_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, ino),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_attr, mode),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_attr, nlink),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_attr, uid),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_attr, gid),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, size),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, atime_ns),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, mtime_ns),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, ctime_ns),
+	PVFS_FSUB(struct pvfs_attr, dist, dist_f),
+	PVFS_FEND
+};
+
+/* cap.c signs exactly these fields minus the mac, in this order. */
+static const struct pvfs_field cap_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_cap, fsid),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_cap, ino),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_cap, rights),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_cap, expiry),
+	PVFS_FSUB(struct pvfs_cap, dist, dist_f),
+	PVFS_FLD(PVFS_F_MAC, struct pvfs_cap, mac),
+	PVFS_FEND
+};
+
+static const struct pvfs_field pattern_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_pattern, offset),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_pattern, gsize),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_pattern, stride),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_pattern, count),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_addr_f[] = {
+	PVFS_FSTR(struct pvfs_iod_addr, host),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_iod_addr, port),
+	PVFS_FEND
+};
+
+static const struct pvfs_field dirent_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_dirent_wire, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_dirent_wire, cookie),
+	PVFS_FLD(PVFS_F_U8, struct pvfs_dirent_wire, type),
+	PVFS_FSTR(struct pvfs_dirent_wire, name),
+	PVFS_FEND
+};
+
+/* ---- mgr ---- */
+static const struct pvfs_field mgr_ping_rep_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_ping_rep, version),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_ping_rep, fsid),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_ping_rep, uptime_s),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_fsinfo_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_fsinfo_rep, fsid),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_fsinfo_rep, default_ssize),
+	PVFS_FARR(struct pvfs_mgr_fsinfo_rep, iods, niods, PVFS_MAX_IODS,
+	    struct pvfs_iod_addr, iod_addr_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_open_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_open_req, cred),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_open_req, flags),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_open_req, mode),
+	PVFS_FSUB(struct pvfs_mgr_open_req, dist, dist_f),
+	PVFS_FSTR(struct pvfs_mgr_open_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_path_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_path_req, cred),
+	PVFS_FSTR(struct pvfs_mgr_path_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_getattr_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_getattr_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_getattr_req, ino),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_getattr_req, rights),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_setattr_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_setattr_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, ino),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, mask),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, mode),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, uid),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, gid),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, atime_ns),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, mtime_ns),
+	PVFS_FSTR(struct pvfs_mgr_setattr_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_truncate_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_truncate_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_truncate_req, length),
+	PVFS_FSTR(struct pvfs_mgr_truncate_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_mode_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_mode_req, cred),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_mode_req, mode),
+	PVFS_FSTR(struct pvfs_mgr_mode_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_rename_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_rename_req, cred),
+	PVFS_FSTR(struct pvfs_mgr_rename_req, from),
+	PVFS_FSTR(struct pvfs_mgr_rename_req, to),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_readdir_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_readdir_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_readdir_req, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_readdir_req, cookie),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_readdir_req, max),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_attrcap_rep_f[] = {
+	PVFS_FSUB(struct pvfs_mgr_attrcap_rep, attr, attr_f),
+	PVFS_FSUB(struct pvfs_mgr_attrcap_rep, cap, cap_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_readdir_rep_f[] = {
+	PVFS_FLD(PVFS_F_U8, struct pvfs_mgr_readdir_rep, eof),
+	PVFS_FARR(struct pvfs_mgr_readdir_rep, ents, n, PVFS_READDIR_MAX,
+	    struct pvfs_dirent_wire, dirent_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_statfs_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, files),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, ffree),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_statfs_rep, namemax),
+	PVFS_FEND
+};
+
+/* ---- iod ---- */
+static const struct pvfs_field iod_read_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_read_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_req, rel),
+	PVFS_FSUB(struct pvfs_iod_read_req, pat, pattern_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_read_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_read_rep, logical_end),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_read_rep, stream_len),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_write_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_write_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_req, rel),
+	PVFS_FSUB(struct pvfs_iod_write_req, pat, pattern_f),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_write_req, stream_len),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_write_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_write_rep, written),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_truncate_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_truncate_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_truncate_req, rel),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_truncate_req, length),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_cap_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_cap_req, cap, cap_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_fsync_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_fsync_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U8, struct pvfs_iod_fsync_req, datasync),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_size_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_size_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_req, rel),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_size_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_size_rep, local_size),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_size_rep, logical_end),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_size_rep, mtime_ns),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_size_rep, blocks),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_statfs_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, bsize),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, blocks),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, bfree),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, bavail),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, files),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, ffree),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_ping_rep_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_ping_rep, version),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_ping_rep, uptime_s),
+	PVFS_FEND
+};
+
+#define MSG(op, req, reqt, rep, rept) \
+	{ op, #op + 5, req, sizeof(reqt), rep, sizeof(rept) }
+
+static const struct pvfs_msgdesc mgr_msgs[] = {
+	MSG(PVFS_MGR_PING, none_f, struct pvfs_none, mgr_ping_rep_f, struct pvfs_mgr_ping_rep),
+	MSG(PVFS_MGR_FSINFO, cred_only_f, struct pvfs_mgr_cred_req, mgr_fsinfo_rep_f, struct pvfs_mgr_fsinfo_rep),
+	MSG(PVFS_MGR_OPEN, mgr_open_req_f, struct pvfs_mgr_open_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_STAT, mgr_path_req_f, struct pvfs_mgr_path_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_GETATTR, mgr_getattr_req_f, struct pvfs_mgr_getattr_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_SETATTR, mgr_setattr_req_f, struct pvfs_mgr_setattr_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_TRUNCATE, mgr_truncate_req_f, struct pvfs_mgr_truncate_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_UNLINK, mgr_path_req_f, struct pvfs_mgr_path_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_MKDIR, mgr_mode_req_f, struct pvfs_mgr_mode_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_RMDIR, mgr_path_req_f, struct pvfs_mgr_path_req, none_f, struct pvfs_none),
+	MSG(PVFS_MGR_RENAME, mgr_rename_req_f, struct pvfs_mgr_rename_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_READDIR, mgr_readdir_req_f, struct pvfs_mgr_readdir_req, mgr_readdir_rep_f, struct pvfs_mgr_readdir_rep),
+	MSG(PVFS_MGR_ACCESS, mgr_mode_req_f, struct pvfs_mgr_mode_req, none_f, struct pvfs_none),
+	MSG(PVFS_MGR_STATFS, cred_only_f, struct pvfs_mgr_cred_req, mgr_statfs_rep_f, struct pvfs_mgr_statfs_rep),
+};
+
+static const struct pvfs_msgdesc iod_msgs[] = {
+	MSG(PVFS_IOD_PING, none_f, struct pvfs_none, iod_ping_rep_f, struct pvfs_iod_ping_rep),
+	MSG(PVFS_IOD_READ, iod_read_req_f, struct pvfs_iod_read_req, iod_read_rep_f, struct pvfs_iod_read_rep),
+	MSG(PVFS_IOD_WRITE, iod_write_req_f, struct pvfs_iod_write_req, iod_write_rep_f, struct pvfs_iod_write_rep),
+	MSG(PVFS_IOD_TRUNCATE, iod_truncate_req_f, struct pvfs_iod_truncate_req, none_f, struct pvfs_none),
+	MSG(PVFS_IOD_REMOVE, iod_cap_req_f, struct pvfs_iod_cap_req, none_f, struct pvfs_none),
+	MSG(PVFS_IOD_FSYNC, iod_fsync_req_f, struct pvfs_iod_fsync_req, none_f, struct pvfs_none),
+	MSG(PVFS_IOD_SIZE, iod_size_req_f, struct pvfs_iod_size_req, iod_size_rep_f, struct pvfs_iod_size_rep),
+	MSG(PVFS_IOD_STATFS, none_f, struct pvfs_none, iod_statfs_rep_f, struct pvfs_iod_statfs_rep),
+};
+
+
+_Static_assert(sizeof(mgr_msgs) / sizeof(mgr_msgs[0]) ==
+    PVFS_MGR_OP_END - PVFS_MGR_PING, "one mgr table entry per opcode");
+_Static_assert(sizeof(iod_msgs) / sizeof(iod_msgs[0]) ==
+    PVFS_IOD_OP_END - PVFS_IOD_PING, "one iod table entry per opcode");
+
+const struct pvfs_msgdesc *
+pvfs_msgdesc_find(uint16_t op)
+{
+	if (op >= PVFS_MGR_PING && op < PVFS_MGR_OP_END)
+		return &mgr_msgs[op - PVFS_MGR_PING];
+	if (op >= PVFS_IOD_PING && op < PVFS_IOD_OP_END)
+		return &iod_msgs[op - PVFS_IOD_PING];
+	return NULL;
+}
+

@@ -1,0 +1,315 @@
+/*
+ * pvfs-proto.h - the whole wire protocol between clients, mgr and iods.
+ *
+ * Every message is a frame: a fixed 24-byte header, then body_len bytes of
+ * body encoded field by field (big-endian integers, strings as u16 length +
+ * bytes without NUL).  IOD_WRITE requests and IOD_READ replies are followed
+ * by a data stream whose length is given in the body.
+ *
+ * Bump PVFS_PROTO_VERSION on ANY change to a header, an opcode or a body
+ * shape below; peers with another version are refused.
+ */
+#ifndef PVFS_PROTO_H
+#define PVFS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
+#define PVFS_PROTO_VERSION 1
+#define PVFS_HDR_LEN 24
+#define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
+
+#define PVFS_PATH_MAX 4096 /* bytes in a path, NUL excluded */
+#define PVFS_NAME_MAX 255  /* bytes in one path component */
+#define PVFS_HOST_MAX 255
+#define PVFS_MAX_GROUPS 32
+#define PVFS_MAX_IODS 1024
+#define PVFS_READDIR_MAX 1024  /* entries in one readdir reply */
+#define PVFS_MAC_LEN 32
+#define PVFS_SSIZE_MIN 512
+#define PVFS_SSIZE_MAX (64u << 20)
+#define PVFS_DIST_DEFAULT 0xffffffffu /* in a request: use the default */
+
+/* Frame header.  status is 0 in requests; in replies 0 or a positive errno
+ * (Linux values), and a reply with status != 0 has an empty body. */
+struct pvfs_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t op;
+	uint32_t reqid;    /* chosen by the requester, echoed in the reply */
+	int32_t status;
+	uint32_t body_len;
+	uint32_t flags;    /* PVFS_HDR_REPLY, else 0 */
+};
+#define PVFS_HDR_REPLY 0x1u
+
+/* Opcodes, numbered in ranges by the daemon that serves them. */
+enum pvfs_op {
+	PVFS_MGR_PING = 0x0100,
+	PVFS_MGR_FSINFO,   /* file system id and the ordered iod table */
+	PVFS_MGR_OPEN,     /* lookup, create, truncate-permission; returns a capability */
+	PVFS_MGR_STAT,     /* by path; follows no links (there are none) */
+	PVFS_MGR_GETATTR,  /* by inode; also refreshes a capability */
+	PVFS_MGR_SETATTR,  /* chmod, chown, utimes, by path or inode */
+	PVFS_MGR_TRUNCATE, /* permission + ctime/mtime; the client then truncates the iods */
+	PVFS_MGR_UNLINK,
+	PVFS_MGR_MKDIR,
+	PVFS_MGR_RMDIR,
+	PVFS_MGR_RENAME,
+	PVFS_MGR_READDIR,
+	PVFS_MGR_ACCESS,
+	PVFS_MGR_STATFS,
+	PVFS_MGR_OP_END,
+
+	PVFS_IOD_PING = 0x0200,
+	PVFS_IOD_READ,     /* reply is followed by the stream */
+	PVFS_IOD_WRITE,    /* request is followed by the stream */
+	PVFS_IOD_TRUNCATE,
+	PVFS_IOD_REMOVE,
+	PVFS_IOD_FSYNC,
+	PVFS_IOD_SIZE,
+	PVFS_IOD_STATFS,
+	PVFS_IOD_OP_END,
+};
+
+/* Open flags on the wire (independent of the host's O_* values). */
+#define PVFS_OF_ACCMODE 0x3u
+#define PVFS_OF_RDONLY 0x0u
+#define PVFS_OF_WRONLY 0x1u
+#define PVFS_OF_RDWR 0x2u
+#define PVFS_OF_CREAT 0x100u
+#define PVFS_OF_EXCL 0x200u
+#define PVFS_OF_TRUNC 0x400u
+#define PVFS_OF_DIRECTORY 0x800u
+#define PVFS_OF_ALL 0xf03u
+
+/* Capability rights. */
+#define PVFS_R_READ 0x1u
+#define PVFS_R_WRITE 0x2u
+#define PVFS_R_SIZE 0x4u   /* size query and fsync only */
+#define PVFS_R_REMOVE 0x8u
+#define PVFS_R_ALL 0xfu
+
+/* SETATTR mask bits. */
+#define PVFS_SA_MODE 0x1u
+#define PVFS_SA_UID 0x2u
+#define PVFS_SA_GID 0x4u
+#define PVFS_SA_ATIME 0x8u      /* set atime to atime_ns */
+#define PVFS_SA_MTIME 0x10u     /* set mtime to mtime_ns */
+#define PVFS_SA_ATIME_NOW 0x20u
+#define PVFS_SA_MTIME_NOW 0x40u
+#define PVFS_SA_ALL 0x7fu
+
+/* The caller's identity as the client claims it. */
+struct pvfs_cred {
+	uint32_t uid, gid, ngroups;
+	uint32_t groups[PVFS_MAX_GROUPS];
+};
+
+/* A file's distribution; stripe s lives on iod (base + s % pcount) % niods. */
+struct pvfs_dist {
+	uint32_t base, pcount, ssize;
+};
+
+struct pvfs_attr {
+	uint64_t ino;
+	uint32_t mode, nlink, uid, gid;
+	uint64_t size; /* directories: entry count; files: 0 (size lives on the iods) */
+	int64_t atime_ns, mtime_ns, ctime_ns;
+	struct pvfs_dist dist; /* zero for directories */
+};
+
+/* Issued by the mgr, verified by each iod: mac = HMAC-SHA256(secret, all
+ * fields before mac, encoded as on the wire). */
+struct pvfs_cap {
+	uint64_t fsid, ino;
+	uint32_t rights;
+	int64_t expiry; /* seconds since the epoch, mgr clock */
+	struct pvfs_dist dist;
+	uint8_t mac[PVFS_MAC_LEN];
+};
+
+/* A regular strided access pattern over logical file offsets: count blocks
+ * of gsize bytes, block i starting at offset + i * stride.  Contiguous
+ * access is count = 1.  Valid: gsize > 0, count > 0, stride >= gsize when
+ * count > 1, and the last byte below 2^63. */
+struct pvfs_pattern {
+	uint64_t offset, gsize, stride, count;
+};
+
+/* Bodies that carry nothing. */
+struct pvfs_none {
+	uint8_t unused;
+};
+
+struct pvfs_iod_addr {
+	char host[PVFS_HOST_MAX + 1];
+	uint16_t port;
+};
+
+struct pvfs_dirent_wire {
+	uint64_t ino;
+	uint64_t cookie; /* pass back to resume after this entry */
+	uint8_t type;    /* DT_REG or DT_DIR */
+	char name[PVFS_NAME_MAX + 1];
+};
+
+/* ---- mgr requests and replies ---- */
+struct pvfs_mgr_cred_req { /* FSINFO, STATFS */
+	struct pvfs_cred cred;
+};
+struct pvfs_mgr_ping_rep {
+	uint32_t version;
+	uint64_t fsid;
+	uint64_t uptime_s;
+};
+struct pvfs_mgr_fsinfo_rep {
+	uint64_t fsid;
+	uint32_t default_ssize;
+	uint32_t niods;
+	struct pvfs_iod_addr *iods; /* niods entries; freed by pvfs_msg_free */
+};
+struct pvfs_mgr_open_req {
+	struct pvfs_cred cred;
+	uint32_t flags; /* PVFS_OF_* */
+	uint32_t mode;  /* permission bits for a created file */
+	struct pvfs_dist dist; /* fields may be PVFS_DIST_DEFAULT */
+	char path[PVFS_PATH_MAX + 1];
+};
+struct pvfs_mgr_path_req { /* STAT, RMDIR */
+	struct pvfs_cred cred;
+	char path[PVFS_PATH_MAX + 1];
+};
+struct pvfs_mgr_getattr_req {
+	struct pvfs_cred cred;
+	uint64_t ino;
+	uint32_t rights; /* rights wanted in the capability (checked); 0 = SIZE */
+};
+struct pvfs_mgr_setattr_req {
+	struct pvfs_cred cred;
+	uint64_t ino; /* 0: use path */
+	uint32_t mask, mode, uid, gid;
+	int64_t atime_ns, mtime_ns;
+	char path[PVFS_PATH_MAX + 1];
+};
+struct pvfs_mgr_truncate_req {
+	struct pvfs_cred cred;
+	uint64_t length;
+	char path[PVFS_PATH_MAX + 1];
+};
+struct pvfs_mgr_mode_req { /* MKDIR (mode), ACCESS (R_OK|W_OK|X_OK) */
+	struct pvfs_cred cred;
+	uint32_t mode;
+	char path[PVFS_PATH_MAX + 1];
+};
+struct pvfs_mgr_rename_req {
+	struct pvfs_cred cred;
+	char from[PVFS_PATH_MAX + 1];
+	char to[PVFS_PATH_MAX + 1];
+};
+struct pvfs_mgr_readdir_req {
+	struct pvfs_cred cred;
+	uint64_t ino;    /* the directory */
+	uint64_t cookie; /* 0 = from the start */
+	uint32_t max;    /* at most this many entries (<= PVFS_READDIR_MAX) */
+};
+/* OPEN, STAT, GETATTR, TRUNCATE, UNLINK, RENAME, MKDIR, SETATTR.  For UNLINK
+ * and RENAME, cap.rights has PVFS_R_REMOVE when a file's last name went
+ * away: the client must then remove its stripes from every iod. */
+struct pvfs_mgr_attrcap_rep {
+	struct pvfs_attr attr;
+	struct pvfs_cap cap;
+};
+struct pvfs_mgr_readdir_rep {
+	uint8_t eof;
+	uint32_t n;
+	struct pvfs_dirent_wire *ents; /* n entries; freed by pvfs_msg_free */
+};
+struct pvfs_mgr_statfs_rep {
+	uint64_t files, ffree;
+	uint32_t namemax;
+};
+
+/* ---- iod requests and replies ---- */
+struct pvfs_iod_read_req {
+	struct pvfs_cap cap;
+	uint32_t rel; /* this iod's position in the file: (index - base) mod niods */
+	struct pvfs_pattern pat;
+};
+/* The stream holds, in logical order, the first stream_len bytes of this
+ * iod's share of the pattern; the rest of the share lies past the iod's
+ * local end of file and reads as zeros. */
+struct pvfs_iod_read_rep {
+	uint64_t logical_end; /* 1 + highest logical offset this iod holds, 0 if none */
+	uint64_t stream_len;
+};
+struct pvfs_iod_write_req {
+	struct pvfs_cap cap;
+	uint32_t rel;
+	struct pvfs_pattern pat;
+	uint64_t stream_len; /* must equal this iod's share of pat */
+};
+struct pvfs_iod_write_rep {
+	uint64_t written;
+};
+struct pvfs_iod_truncate_req {
+	struct pvfs_cap cap;
+	uint32_t rel;
+	uint64_t length; /* logical length */
+};
+struct pvfs_iod_cap_req { /* REMOVE */
+	struct pvfs_cap cap;
+};
+struct pvfs_iod_fsync_req {
+	struct pvfs_cap cap;
+	uint8_t datasync;
+};
+struct pvfs_iod_size_req {
+	struct pvfs_cap cap;
+	uint32_t rel;
+};
+struct pvfs_iod_size_rep {
+	uint64_t local_size, logical_end;
+	int64_t mtime_ns;
+	uint64_t blocks; /* 512-byte blocks allocated */
+};
+struct pvfs_iod_statfs_rep {
+	uint64_t bsize, blocks, bfree, bavail, files, ffree;
+};
+struct pvfs_iod_ping_rep {
+	uint32_t version;
+	uint64_t uptime_s;
+};
+
+/* ---- codec (proto-codec.c, proto-msgs.c) ---- */
+struct pvfs_buf;
+
+/* Encode a header into 24 bytes. */
+void pvfs_hdr_encode(const struct pvfs_hdr *h, uint8_t out[PVFS_HDR_LEN]);
+/* Decode and check magic, version and body_len.  0, or -EPROTO / -EMSGSIZE. */
+int pvfs_hdr_decode(const uint8_t in[PVFS_HDR_LEN], struct pvfs_hdr *h);
+/* Size of the C struct for op's request or reply; 0 if op is unknown. */
+size_t pvfs_msg_size(uint16_t op, int reply);
+/* Append a whole frame (header + body of msg) to out.  0 or -ENOMEM/-EINVAL. */
+int pvfs_frame_encode(struct pvfs_buf *out, uint16_t op, uint32_t reqid,
+    int reply, int32_t status, const void *msg);
+/* Decode a body into msg (a struct of pvfs_msg_size bytes, zeroed first).
+ * The body must have exactly the op's shape.  0 or -EPROTO; on failure
+ * nothing stays allocated. */
+int pvfs_msg_decode(uint16_t op, int reply, const uint8_t *body, size_t len,
+    void *msg);
+/* Free what pvfs_msg_decode allocated inside msg (arrays). */
+void pvfs_msg_free(uint16_t op, int reply, void *msg);
+const char *pvfs_op_name(uint16_t op);
+
+/* Capabilities (cap.c). */
+void pvfs_cap_sign(struct pvfs_cap *cap, const uint8_t *key, size_t keylen);
+/* 0, -EACCES (forged or wrong rights), or -EKEYEXPIRED. */
+int pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key,
+    size_t keylen, uint32_t need_rights, int64_t now);
+
+/* Pattern sanity (stripe.c): 0 or -EINVAL. */
+int pvfs_pattern_check(const struct pvfs_pattern *p);
+
+#endif /* PVFS_PROTO_H */

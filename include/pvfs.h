@@ -28,7 +28,8 @@ extern "C" {
 /* pvfs_open flag: a struct pvfs_filestat * follows the mode argument. */
 #define PVFS_O_META 0x20000000
 
-/* A file's distribution.  -1 in a field asks for the file system default. */
+/* A file's distribution.  -1 in a field (and 0 in pcount or ssize) asks for
+ * the file system default; other negative values are invalid. */
 struct pvfs_filestat {
 	int32_t base;   /* index of the first I/O daemon holding the file */
 	int32_t pcount; /* number of I/O daemons the file is striped over */

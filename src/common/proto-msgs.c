@@ -29,6 +29,7 @@ static const struct pvfs_field attr_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, atime_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, mtime_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, ctime_ns),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, mtime_set_ns),
 	PVFS_FSUB(struct pvfs_attr, dist, dist_f),
 	PVFS_FEND
 };

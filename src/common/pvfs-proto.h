@@ -117,6 +117,9 @@ struct pvfs_attr {
 	uint32_t mode, nlink, uid, gid;
 	uint64_t size; /* directories: entry count; files: 0 (size lives on the iods) */
 	int64_t atime_ns, mtime_ns, ctime_ns;
+	/* When the mgr last set mtime (create, truncate, utimes): stripe files
+	 * modified after this moment carry the file's real mtime. */
+	int64_t mtime_set_ns;
 	struct pvfs_dist dist; /* zero for directories */
 };
 

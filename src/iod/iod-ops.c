@@ -1,0 +1,510 @@
+/*
+ * iod-ops.c - request handlers, and the walk over an iod's share of a
+ * pattern that the READ and WRITE streams share.
+ *
+ * Every handler checks the capability first (a forged one learns nothing
+ * else), then the distribution it carries (trusted: it is under the MAC),
+ * then the request.  A handler ends by queueing a reply or, for WRITE,
+ * by switching the connection to READ_STREAM.
+ */
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iod.h"
+
+/* Every request body an iod decodes; pvfs_msg_size() is checked against
+ * it so that a codec change cannot overflow the stack. */
+union iod_req {
+	struct pvfs_none none;
+	struct pvfs_iod_read_req read;
+	struct pvfs_iod_write_req write;
+	struct pvfs_iod_truncate_req truncate;
+	struct pvfs_iod_cap_req cap;
+	struct pvfs_iod_fsync_req fsync;
+	struct pvfs_iod_size_req size;
+	uint8_t pad[256];
+};
+
+union iod_rep {
+	struct pvfs_none none;
+	struct pvfs_iod_ping_rep ping;
+	struct pvfs_iod_read_rep read;
+	struct pvfs_iod_write_rep write;
+	struct pvfs_iod_size_rep size;
+	struct pvfs_iod_statfs_rep statfs;
+	uint8_t pad[256];
+};
+
+/* 0 or a positive errno.  need 0 means "any right" (SIZE, FSYNC). */
+static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
+{
+	int rc;
+
+	rc = pvfs_cap_verify(cap, iod.key, iod.keylen, need, time(NULL));
+	if (rc == 0 && need == 0 && (cap->rights & PVFS_R_ALL) == 0)
+		rc = -EACCES;
+	return -rc;
+}
+
+/* The distribution is trusted but still guarded against division by 0. */
+static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
+{
+	const struct pvfs_dist *d = &cap->dist;
+
+	if (d->pcount == 0 || d->pcount > PVFS_MAX_IODS || rel >= d->pcount)
+		return EINVAL;
+	if (d->ssize == 0 || d->ssize > PVFS_SSIZE_MAX)
+		return EINVAL;
+	return 0;
+}
+
+static int iod_op_pattern(const struct pvfs_pattern *pat)
+{
+	if (pvfs_pattern_check(pat) != 0 || pat->count > IOD_MAX_BLOCKS)
+		return EINVAL;
+	return 0;
+}
+
+/* Bytes of iod rel's share of pat that lie below logical offset end, in
+ * O(1) calls of pvfs_stripe_share: the blocks wholly below end, plus the
+ * one block end cuts. */
+static uint64_t iod_op_share_below(const struct pvfs_pattern *pat,
+    const struct pvfs_dist *d, uint32_t rel, uint64_t end)
+{
+	struct pvfs_pattern p = *pat;
+	uint64_t span, k, start, share = 0;
+
+	if (end <= pat->offset)
+		return 0;
+	span = end - pat->offset;
+	if (span < pat->gsize)
+		k = 0;
+	else if (pat->count == 1)
+		k = 1;
+	else
+		k = (span - pat->gsize) / pat->stride + 1;
+	if (k > pat->count)
+		k = pat->count;
+	if (k > 0) {
+		p.count = k;
+		share = pvfs_stripe_share(&p, d->pcount, d->ssize, rel);
+	}
+	if (k < pat->count) {
+		start = pat->offset + k * pat->stride;
+		if (start < end) {
+			p.offset = start;
+			p.gsize = end - start;
+			p.stride = p.gsize;
+			p.count = 1;
+			share += pvfs_stripe_share(&p, d->pcount, d->ssize, rel);
+		}
+	}
+	return share;
+}
+
+static void iod_op_xfer_start(struct iod_xfer *x, struct iod_file *f,
+    const struct pvfs_pattern *pat, const struct pvfs_dist *d, uint32_t rel,
+    uint64_t len)
+{
+	memset(x, 0, sizeof *x);
+	x->file = f;
+	x->left = x->total = len;
+	if (pat != NULL)
+		pvfs_stripe_iter_init(&x->it, pat, d->pcount, d->ssize, rel);
+}
+
+/* Release what a stream holds; safe to call twice. */
+void iod_op_xfer_end(struct iod_xfer *x)
+{
+	iod_store_put(x->file);
+	x->file = NULL;
+	x->left = 0;
+	x->run_left = 0;
+}
+
+/* Start the next run: the pending piece merged with the following ones
+ * whose local offsets continue it, clipped to the stream's end.  1, or 0
+ * if the walk is over.  *pieces counts the pieces walked (a budget). */
+int iod_op_run_next(struct iod_xfer *x, unsigned *pieces)
+{
+	struct pvfs_piece pc;
+
+	if (x->left == 0 || x->iter_done)
+		return 0;
+	if (!x->has_ahead) {
+		(*pieces)++;
+		if (!pvfs_stripe_iter_next(&x->it, &x->ahead)) {
+			x->iter_done = 1;
+			return 0;
+		}
+	}
+	x->has_ahead = 0;
+	x->run_local = x->ahead.local;
+	x->run_left = x->ahead.len;
+	while (x->run_left < x->left && *pieces < IOD_BUDGET_PIECES) {
+		(*pieces)++;
+		if (!pvfs_stripe_iter_next(&x->it, &pc)) {
+			x->iter_done = 1;
+			break;
+		}
+		if (pc.local != x->run_local + x->run_left) {
+			x->ahead = pc;
+			x->has_ahead = 1;
+			break;
+		}
+		x->run_left += pc.len;
+	}
+	if (x->run_left > x->left)
+		x->run_left = x->left;
+	return 1;
+}
+
+/* How many stream bytes (<= max) to receive before the next flush, so
+ * that the flush stays within the wake-up's budget of calls (one pwrite
+ * per run) and pieces, which this charges. */
+uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
+    unsigned *calls, unsigned *pieces)
+{
+	struct iod_xfer p = *x;
+	uint64_t sum = 0;
+
+	if (x->discard)
+		return x->left < max ? x->left : max;
+	while (sum < max && *calls < IOD_BUDGET_CALLS &&
+	    *pieces < IOD_BUDGET_PIECES) {
+		if (p.run_left == 0 && !iod_op_run_next(&p, pieces))
+			break;
+		sum += p.run_left;
+		p.left -= p.run_left;
+		p.run_left = 0;
+		(*calls)++;
+	}
+	return sum < max ? sum : max;
+}
+
+static int iod_op_pwrite(int fd, const uint8_t *buf, uint64_t len,
+    uint64_t off)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(fd, buf, len, (off_t)off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return errno;
+		if (n == 0)
+			return ENOSPC;
+		buf += n;
+		len -= (uint64_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Write n received stream bytes, one pwrite per run.  After the first
+ * error the rest of the stream is drained unwritten. */
+void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
+{
+	unsigned pieces = 0;
+	uint64_t len;
+
+	while (n > 0) {
+		if (x->discard) {
+			x->left -= n;
+			return;
+		}
+		if (x->run_left == 0 && !iod_op_run_next(x, &pieces)) {
+			x->err = EIO; /* walk shorter than the share: a bug */
+			x->discard = 1;
+			continue;
+		}
+		len = x->run_left < n ? x->run_left : n;
+		if ((x->err = iod_op_pwrite(x->file->fd, buf, len,
+		    x->run_local)) != 0)
+			x->discard = 1;
+		buf += len;
+		n -= len;
+		x->run_local += len;
+		x->run_left -= len;
+		x->left -= len;
+	}
+}
+
+/* The last byte of a WRITE stream arrived: reply. */
+void iod_op_write_done(struct iod_conn *c)
+{
+	union iod_rep rep;
+	struct iod_xfer *x = &c->xfer;
+
+	memset(&rep, 0, sizeof rep);
+	rep.write.written = x->total;
+	iod_conn_reply(c, x->err, &rep);
+	iod_op_xfer_end(x);
+}
+
+/* Open the stripe file (NULL if missing) and size the READ reply. */
+static int iod_op_read_size(const struct pvfs_iod_read_req *r,
+    struct iod_file **fp, struct pvfs_iod_read_rep *rep)
+{
+	const struct pvfs_dist *d = &r->cap.dist;
+	struct stat st;
+	int err = 0;
+
+	if ((*fp = iod_store_get(r->cap.ino, 0, &err)) == NULL)
+		return err == ENOENT ? 0 : err;
+	if (fstat((*fp)->fd, &st) != 0) {
+		err = errno;
+		iod_store_put(*fp);
+		*fp = NULL;
+		return err;
+	}
+	if (st.st_size > 0) {
+		rep->logical_end = pvfs_stripe_logical_end((uint64_t)st.st_size,
+		    d->pcount, d->ssize, r->rel);
+		rep->stream_len = iod_op_share_below(&r->pat, d, r->rel,
+		    rep->logical_end);
+	}
+	return 0;
+}
+
+static void iod_op_read(struct iod_conn *c, const struct pvfs_iod_read_req *r)
+{
+	union iod_rep rep;
+	struct iod_file *f;
+	int err;
+
+	memset(&rep, 0, sizeof rep);
+	if ((err = iod_op_cap(&r->cap, PVFS_R_READ)) != 0 ||
+	    (err = iod_op_dist(&r->cap, r->rel)) != 0 ||
+	    (err = iod_op_pattern(&r->pat)) != 0 ||
+	    (err = iod_op_read_size(r, &f, &rep.read)) != 0) {
+		iod_conn_reply(c, err, NULL);
+		return;
+	}
+	if (rep.read.stream_len == 0) {
+		iod_store_put(f);
+		iod_conn_reply(c, 0, &rep);
+		return;
+	}
+	iod_op_xfer_start(&c->xfer, f, &r->pat, &r->cap.dist, r->rel,
+	    rep.read.stream_len);
+	c->stream_next = 1;
+	iod_conn_reply(c, 0, &rep);
+}
+
+/* Receive len stream bytes without writing them, then reply err. */
+static void iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
+{
+	iod_op_xfer_start(&c->xfer, NULL, NULL, NULL, 0, len);
+	c->xfer.err = err;
+	c->xfer.discard = 1;
+	c->state = IOD_CONN_READ_STREAM;
+}
+
+/* A refused WRITE whose stream can still be framed (the capability, not
+ * the stream, was wrong) is drained so that the connection survives; a
+ * stream whose length does not match the pattern cannot be resynchronised,
+ * so that gets EINVAL and the connection closes (design.md). */
+static void iod_op_write(struct iod_conn *c, const struct pvfs_iod_write_req *r)
+{
+	const struct pvfs_dist *d = &r->cap.dist;
+	struct iod_file *f = NULL;
+	int err;
+
+	if ((err = iod_op_cap(&r->cap, PVFS_R_WRITE)) != 0) {
+		iod_op_write_drain(c, r->stream_len, err);
+		return;
+	}
+	if (iod_op_dist(&r->cap, r->rel) != 0 ||
+	    iod_op_pattern(&r->pat) != 0 || r->stream_len !=
+	    pvfs_stripe_share(&r->pat, d->pcount, d->ssize, r->rel)) {
+		iod_conn_fail(c, EINVAL, "write stream does not match pattern");
+		return;
+	}
+	/* An empty share creates no file: a missing stripe file is empty. */
+	if (r->stream_len > 0 &&
+	    (f = iod_store_get(r->cap.ino, 1, &err)) == NULL) {
+		iod_op_write_drain(c, r->stream_len, err);
+		return;
+	}
+	iod_op_xfer_start(&c->xfer, f, &r->pat, d, r->rel, r->stream_len);
+	c->state = IOD_CONN_READ_STREAM;
+}
+
+static void iod_op_truncate(struct iod_conn *c,
+    const struct pvfs_iod_truncate_req *r)
+{
+	const struct pvfs_dist *d = &r->cap.dist;
+	struct iod_file *f;
+	uint64_t local;
+	int err;
+
+	if ((err = iod_op_cap(&r->cap, PVFS_R_WRITE)) != 0 ||
+	    (err = iod_op_dist(&r->cap, r->rel)) != 0) {
+		iod_conn_reply(c, err, NULL);
+		return;
+	}
+	local = pvfs_stripe_local_size(r->length, d->pcount, d->ssize, r->rel);
+	if (local > INT64_MAX) {
+		iod_conn_reply(c, EFBIG, NULL);
+		return;
+	}
+	/* Only a non-empty stripe needs a file: a missing one is empty. */
+	if ((f = iod_store_get(r->cap.ino, local > 0, &err)) == NULL) {
+		iod_conn_reply(c, err == ENOENT ? 0 : err, NULL);
+		return;
+	}
+	err = ftruncate(f->fd, (off_t)local) == 0 ? 0 : errno;
+	iod_store_put(f);
+	iod_conn_reply(c, err, NULL);
+}
+
+static void iod_op_remove(struct iod_conn *c, const struct pvfs_iod_cap_req *r)
+{
+	int err;
+
+	if ((err = iod_op_cap(&r->cap, PVFS_R_REMOVE)) == 0)
+		err = -iod_store_remove(r->cap.ino);
+	iod_conn_reply(c, err, NULL);
+}
+
+static void iod_op_fsync(struct iod_conn *c,
+    const struct pvfs_iod_fsync_req *r)
+{
+	struct iod_file *f;
+	int err, rc;
+
+	if ((err = iod_op_cap(&r->cap, 0)) != 0) {
+		iod_conn_reply(c, err, NULL);
+		return;
+	}
+	if ((f = iod_store_get(r->cap.ino, 0, &err)) == NULL) {
+		iod_conn_reply(c, err == ENOENT ? 0 : err, NULL);
+		return;
+	}
+	rc = r->datasync ? fdatasync(f->fd) : fsync(f->fd);
+	err = rc == 0 ? -iod_store_sync_dir(r->cap.ino) : errno;
+	iod_store_put(f);
+	iod_conn_reply(c, err, NULL);
+}
+
+static void iod_op_size(struct iod_conn *c, const struct pvfs_iod_size_req *r)
+{
+	const struct pvfs_dist *d = &r->cap.dist;
+	union iod_rep rep;
+	struct stat st;
+	int err;
+
+	if ((err = iod_op_cap(&r->cap, 0)) != 0 ||
+	    (err = iod_op_dist(&r->cap, r->rel)) != 0) {
+		iod_conn_reply(c, err, NULL);
+		return;
+	}
+	memset(&rep, 0, sizeof rep);
+	if ((err = -iod_store_stat(r->cap.ino, &st)) == ENOENT)
+		err = 0;
+	else if (err == 0) {
+		rep.size.local_size = (uint64_t)st.st_size;
+		rep.size.logical_end = st.st_size == 0 ? 0 :
+		    pvfs_stripe_logical_end((uint64_t)st.st_size, d->pcount,
+		    d->ssize, r->rel);
+		rep.size.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		    st.st_mtim.tv_nsec;
+		rep.size.blocks = (uint64_t)st.st_blocks;
+	}
+	iod_conn_reply(c, err, &rep);
+}
+
+/* Figures in bytes (bsize stays the block size) so that the client can
+ * sum iods with different block sizes. */
+static void iod_op_statfs(struct iod_conn *c)
+{
+	union iod_rep rep;
+	struct statvfs sv;
+	int err;
+
+	memset(&rep, 0, sizeof rep);
+	if ((err = -iod_store_statfs(&sv)) == 0) {
+		rep.statfs.bsize = sv.f_bsize;
+		rep.statfs.blocks = (uint64_t)sv.f_blocks * sv.f_frsize;
+		rep.statfs.bfree = (uint64_t)sv.f_bfree * sv.f_frsize;
+		rep.statfs.bavail = (uint64_t)sv.f_bavail * sv.f_frsize;
+		rep.statfs.files = sv.f_files;
+		rep.statfs.ffree = sv.f_ffree;
+	}
+	iod_conn_reply(c, err, &rep);
+}
+
+static void iod_op_ping(struct iod_conn *c)
+{
+	union iod_rep rep;
+
+	memset(&rep, 0, sizeof rep);
+	rep.ping.version = PVFS_PROTO_VERSION;
+	rep.ping.uptime_s = (uint64_t)(pvfs_mono_ms() - iod.start_ms) / 1000;
+	iod_conn_reply(c, 0, &rep);
+}
+
+static void iod_op_run(struct iod_conn *c, const union iod_req *req)
+{
+	switch (c->hdr.op) {
+	case PVFS_IOD_PING:
+		iod_op_ping(c);
+		break;
+	case PVFS_IOD_READ:
+		iod_op_read(c, &req->read);
+		break;
+	case PVFS_IOD_WRITE:
+		iod_op_write(c, &req->write);
+		break;
+	case PVFS_IOD_TRUNCATE:
+		iod_op_truncate(c, &req->truncate);
+		break;
+	case PVFS_IOD_REMOVE:
+		iod_op_remove(c, &req->cap);
+		break;
+	case PVFS_IOD_FSYNC:
+		iod_op_fsync(c, &req->fsync);
+		break;
+	case PVFS_IOD_SIZE:
+		iod_op_size(c, &req->size);
+		break;
+	case PVFS_IOD_STATFS:
+		iod_op_statfs(c);
+		break;
+	}
+}
+
+/* Decode the body of the request in c->hdr and run it.  An opcode that is
+ * not ours gets EOPNOTSUPP on a live connection (its frame was sound); a
+ * body of the wrong shape is a protocol error and closes. */
+void iod_op_dispatch(struct iod_conn *c)
+{
+	union iod_req req;
+	uint16_t op = c->hdr.op;
+	size_t size;
+
+	if (op < PVFS_IOD_PING || op >= PVFS_IOD_OP_END) {
+		iod_conn_reply(c, EOPNOTSUPP, NULL);
+		return;
+	}
+	size = pvfs_msg_size(op, 0);
+	if (size == 0 || size > sizeof req) {
+		iod_conn_fail(c, EOPNOTSUPP, "request shape unknown to the iod");
+		return;
+	}
+	memset(&req, 0, sizeof req);
+	if (pvfs_msg_decode(op, 0, c->body, c->hdr.body_len, &req) != 0) {
+		iod_conn_fail(c, EPROTO, "malformed request body");
+		return;
+	}
+	log_debug("%s: %s reqid %u", c->peer, pvfs_op_name(op), c->hdr.reqid);
+	iod_op_run(c, &req);
+	pvfs_msg_free(op, 0, &req);
+}

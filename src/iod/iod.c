@@ -1,0 +1,243 @@
+/*
+ * iod.c - pvfs-iod: command line, start-up, signals and the event loop.
+ *
+ * Start-up does everything that can fail (key, data directory, listening
+ * socket) before daemonizing, so that errors reach the caller's terminal
+ * and exit status; the port file is written last, once the daemon serves.
+ */
+#include <sys/resource.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iod.h"
+
+struct iod iod;
+
+static ev_signal iod_sigterm, iod_sigint;
+
+static const struct option iod_longopts[] = {
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "data-dir", required_argument, NULL, 'd' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "key-file", required_argument, NULL, 'k' },
+	{ "pid-file", required_argument, NULL, 'p' },
+	{ "port-file", required_argument, NULL, 'P' },
+	{ "log-file", required_argument, NULL, 'L' },
+	{ "log-level", required_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void __attribute__((noreturn)) iod_usage(int status)
+{
+	FILE *f = status == 0 ? stdout : stderr;
+
+	fprintf(f,
+	    "Usage: pvfs-iod [-f] [-d DATADIR] [-l HOST:PORT] [-k KEYFILE]\n"
+	    "                [-p PIDFILE] [--port-file FILE] [-L LOGFILE] "
+	    "[-v LEVEL]\n"
+	    "PVFS I/O daemon: stores and serves the stripes of PVFS files.\n\n"
+	    "  -f, --foreground      stay in the foreground, log to stderr\n"
+	    "  -d, --data-dir DIR    stripe files (default %s)\n"
+	    "  -l, --listen H:P      address to serve (default 0.0.0.0:%d;\n"
+	    "                        port 0 binds an ephemeral port)\n"
+	    "  -k, --key-file FILE   the file system's secret (default %s)\n"
+	    "  -p, --pid-file FILE   write the daemon's pid here\n"
+	    "      --port-file FILE  write the bound port here once serving\n"
+	    "  -L, --log-file FILE   log here (default: stderr with -f, "
+	    "else syslog)\n"
+	    "  -v, --log-level LVL   error, warn, info (default) or debug\n"
+	    "  -h, --help            this help\n"
+	    "  -V, --version         print the version\n",
+	    IOD_DEFAULT_DATADIR, PVFS_DEFAULT_IOD_PORT, IOD_DEFAULT_KEYFILE);
+	exit(status);
+}
+
+static void iod_parse_args(int argc, char **argv)
+{
+	int ch;
+
+	iod.datadir = IOD_DEFAULT_DATADIR;
+	iod.keyfile = IOD_DEFAULT_KEYFILE;
+	iod.listen = "0.0.0.0";
+	iod.level = PVFS_LOG_INFO;
+	while ((ch = getopt_long(argc, argv, "fd:l:k:p:L:v:hV", iod_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			iod.foreground = 1;
+			break;
+		case 'd':
+			iod.datadir = optarg;
+			break;
+		case 'l':
+			iod.listen = optarg;
+			break;
+		case 'k':
+			iod.keyfile = optarg;
+			break;
+		case 'p':
+			iod.pidfile = optarg;
+			break;
+		case 'P':
+			iod.portfile = optarg;
+			break;
+		case 'L':
+			iod.logfile = optarg;
+			break;
+		case 'v':
+			if (pvfs_log_level_parse(optarg, &iod.level) != 0) {
+				fprintf(stderr, "pvfs-iod: bad log level: %s\n",
+				    optarg);
+				iod_usage(2);
+			}
+			break;
+		case 'h':
+			iod_usage(0);
+		case 'V':
+			printf("pvfs-iod %s (protocol %d)\n", PACKAGE_VERSION,
+			    PVFS_PROTO_VERSION);
+			exit(0);
+		default:
+			iod_usage(2);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "pvfs-iod: unexpected argument: %s\n",
+		    argv[optind]);
+		iod_usage(2);
+	}
+}
+
+/* Each connection and each cached stripe file costs a descriptor. */
+static void iod_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static uint16_t iod_listen(void)
+{
+	char host[PVFS_HOST_MAX + 1];
+	uint16_t port, bound = 0;
+
+	if (pvfs_net_parse_addr(iod.listen, host, sizeof host, &port,
+	    PVFS_DEFAULT_IOD_PORT) != 0)
+		fatal("bad listen address: %s", iod.listen);
+	if ((iod.lfd = pvfs_net_listen(host, port, &bound)) == -1)
+		fatal("listen on %s:%u: %s", host, port, strerror(errno));
+	return bound;
+}
+
+/* Everything that can fail, while errors still reach the terminal. */
+static uint16_t iod_prepare(void)
+{
+	char *cause = NULL;
+
+	if (pvfs_log_open("pvfs-iod", iod.foreground ? iod.logfile : NULL,
+	    iod.level) != 0)
+		fatal("%s: %s", iod.logfile, strerror(errno));
+	if (pvfs_key_load(iod.keyfile, iod.key, &iod.keylen, &cause) != 0)
+		fatal("no secret, refusing to start: %s",
+		    cause ? cause : iod.keyfile);
+	if (iod_store_init(iod.datadir, &cause) != 0)
+		fatal("data directory: %s", cause ? cause : iod.datadir);
+	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
+		fatal("out of memory");
+	signal(SIGPIPE, SIG_IGN);
+	iod_raise_nofile();
+	TAILQ_INIT(&iod.conns);
+	return iod_listen();
+}
+
+/* The log file is opened before the fork, while a failure to open it can
+ * still be reported on the terminal. */
+static void iod_daemonize(void)
+{
+	if (iod.foreground)
+		return;
+	if (iod.logfile != NULL &&
+	    pvfs_log_open("pvfs-iod", iod.logfile, iod.level) != 0)
+		fatal("%s: %s", iod.logfile, strerror(errno));
+	if (pvfs_daemonize() != 0)
+		fatal("daemonize: %s", strerror(errno));
+	if (iod.logfile == NULL)
+		pvfs_log_open("pvfs-iod", "syslog", iod.level);
+}
+
+static void iod_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	log_info("signal %d, exiting", w->signum);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void iod_loop_init(void)
+{
+	if ((iod.loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
+		fatal("cannot initialise libev");
+	ev_io_init(&iod.accept_io, iod_conn_accept_cb, iod.lfd, EV_READ);
+	ev_io_start(iod.loop, &iod.accept_io);
+	ev_timer_init(&iod.accept_timer, iod_conn_accept_timer_cb, 0., 0.);
+	ev_signal_init(&iod_sigterm, iod_signal_cb, SIGTERM);
+	ev_signal_start(iod.loop, &iod_sigterm);
+	ev_signal_init(&iod_sigint, iod_signal_cb, SIGINT);
+	ev_signal_start(iod.loop, &iod_sigint);
+}
+
+/* Pid file first: a script that sees the port file may look for it. */
+static void iod_publish(uint16_t port)
+{
+	char text[32];
+
+	if (iod.pidfile != NULL) {
+		snprintf(text, sizeof text, "%ld", (long)getpid());
+		if (pvfs_write_file_atomic(iod.pidfile, text) != 0)
+			fatal("%s: %s", iod.pidfile, strerror(errno));
+	}
+	if (iod.portfile != NULL) {
+		snprintf(text, sizeof text, "%u", port);
+		if (pvfs_write_file_atomic(iod.portfile, text) != 0)
+			fatal("%s: %s", iod.portfile, strerror(errno));
+	}
+	log_info("serving %s on port %u", iod.datadir, port);
+}
+
+static void iod_shutdown(void)
+{
+	iod_conn_close_all();
+	iod_store_shutdown();
+	ev_io_stop(iod.loop, &iod.accept_io);
+	ev_timer_stop(iod.loop, &iod.accept_timer);
+	close(iod.lfd);
+	free(iod.xbuf);
+	if (iod.pidfile != NULL)
+		unlink(iod.pidfile);
+	ev_loop_destroy(iod.loop);
+}
+
+int main(int argc, char **argv)
+{
+	uint16_t port;
+
+	iod_parse_args(argc, argv);
+	port = iod_prepare();
+	iod_daemonize();
+	iod.start_ms = pvfs_mono_ms();
+	iod_loop_init();
+	iod_publish(port);
+	ev_run(iod.loop, 0);
+	iod_shutdown();
+	log_info("stopped");
+	return 0;
+}

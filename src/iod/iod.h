@@ -1,0 +1,146 @@
+/*
+ * iod.h - the I/O daemon's one internal header, grouped by source file.
+ *
+ * pvfs-iod stores the stripes of every file it holds in one local file,
+ * DATADIR/XX/INODE, and serves them over a single-threaded libev loop.
+ * Each connection handles one request at a time; a READ reply is followed
+ * by a stream sent with sendfile, a WRITE request by a stream received
+ * into one buffer shared by the whole daemon (safe: a chunk is pwritten
+ * before control returns to the loop).
+ */
+#ifndef PVFS_IOD_H
+#define PVFS_IOD_H
+
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <ev.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#define IOD_DEFAULT_DATADIR "/var/lib/pvfs/data"
+#define IOD_DEFAULT_KEYFILE "/etc/pvfs/secret"
+
+#define IOD_BODY_MAX 512           /* largest iod request body is ~120 bytes */
+#define IOD_XFER_BUF (4u << 20)    /* shared WRITE receive buffer */
+#define IOD_BUDGET_BYTES (4u << 20) /* stream bytes per connection per wake-up */
+#define IOD_BUDGET_CALLS 1024      /* sendfile/pwrite calls per wake-up */
+#define IOD_BUDGET_PIECES 65536    /* stripe pieces walked per wake-up */
+#define IOD_BUDGET_REQS 32         /* requests served per wake-up */
+/* Pattern blocks per request: pvfs_stripe_share walks every block, so an
+ * unbounded count would stall the loop (2^24 blocks: ~0.1 s). */
+#define IOD_MAX_BLOCKS (1u << 24)
+#define IOD_STORE_FDS 128          /* open stripe files kept in the LRU */
+#define IOD_ACCEPT_BATCH 64        /* accepts per wake-up */
+#define IOD_EMFILE_DELAY 0.5       /* seconds accept sleeps when out of fds */
+
+/* iod.c: the daemon as a whole. */
+struct iod_conn;
+TAILQ_HEAD(iod_conns, iod_conn);
+
+struct iod {
+	struct ev_loop *loop;
+	const char *datadir;
+	const char *listen;
+	const char *keyfile;
+	const char *pidfile;
+	const char *portfile;
+	const char *logfile;
+	enum pvfs_log_level level;
+	int foreground;
+
+	uint8_t key[64];
+	size_t keylen;
+	int64_t start_ms;   /* monotonic, for PING uptime */
+
+	int lfd;
+	ev_io accept_io;
+	ev_timer accept_timer; /* re-enables accept after EMFILE */
+	uint8_t *xbuf;         /* the shared WRITE buffer, IOD_XFER_BUF bytes */
+	struct iod_conns conns;
+	unsigned nconns;
+};
+extern struct iod iod;
+
+/* iod-store.c: stripe files and the LRU of open descriptors. */
+struct iod_file {
+	uint64_t ino;
+	int fd;
+	int refs;  /* streams and handlers using fd right now */
+	int dead;  /* removed: close when refs drops to 0, never found again */
+	TAILQ_ENTRY(iod_file) lru;
+};
+int iod_store_init(const char *datadir, char **cause);
+void iod_store_shutdown(void);
+struct iod_file *iod_store_get(uint64_t ino, int create, int *err);
+void iod_store_put(struct iod_file *f);
+int iod_store_stat(uint64_t ino, struct stat *st);
+int iod_store_remove(uint64_t ino);
+int iod_store_sync_dir(uint64_t ino);
+int iod_store_statfs(struct statvfs *sv);
+
+/* iod-conn.c: connections and their state machine. */
+enum iod_conn_state {
+	IOD_CONN_READ_HDR,    /* reading the 24-byte frame header */
+	IOD_CONN_READ_BODY,   /* reading body_len bytes of request body */
+	IOD_CONN_READ_STREAM, /* receiving a WRITE's data (or discarding it) */
+	IOD_CONN_SEND_REPLY,  /* flushing the reply frame in out */
+	IOD_CONN_SEND_STREAM, /* sending a READ's data after its reply */
+};
+
+/* A data stream in progress: the iod's share of a pattern, walked as runs
+ * of pieces with consecutive local offsets. */
+struct iod_xfer {
+	struct iod_file *file;   /* NULL: nothing on disk to move */
+	struct pvfs_stripe_iter it;
+	struct pvfs_piece ahead; /* piece fetched past the current run */
+	int has_ahead;
+	int iter_done;
+	uint64_t run_local;      /* current run: next local offset ... */
+	uint64_t run_left;       /* ... and bytes left in it */
+	uint64_t left;           /* stream bytes still to move */
+	uint64_t total;          /* stream_len */
+	int err;                 /* first write error; the reply's status */
+	int discard;             /* WRITE refused: drain without writing */
+};
+
+struct iod_conn {
+	int fd;
+	ev_io io;
+	int events;               /* what io watches now, 0 if stopped */
+	enum iod_conn_state state;
+	char peer[64];            /* "host:port", for logs */
+
+	uint8_t hdr_raw[PVFS_HDR_LEN];
+	uint8_t body[IOD_BODY_MAX];
+	size_t got;               /* bytes of header or body read so far */
+	struct pvfs_hdr hdr;      /* the request being served */
+
+	struct pvfs_buf out;      /* reply frame being sent */
+	int stream_next;          /* after the reply: SEND_STREAM */
+	int close_after;          /* after the reply: close (bad frame) */
+	const char *why;          /* why the connection closes */
+	int close_errno;          /* errno behind why, 0 if none */
+	int quiet;                /* a normal close: log at debug level */
+	struct iod_xfer xfer;
+
+	TAILQ_ENTRY(iod_conn) entry;
+};
+void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents);
+void iod_conn_accept_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+void iod_conn_close_all(void);
+int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg);
+void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why);
+
+/* iod-ops.c: request handlers and the stripe walk they share. */
+void iod_op_dispatch(struct iod_conn *c);
+int iod_op_run_next(struct iod_xfer *x, unsigned *pieces);
+uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
+    unsigned *calls, unsigned *pieces);
+void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
+void iod_op_write_done(struct iod_conn *c);
+void iod_op_xfer_end(struct iod_xfer *x);
+
+#endif /* PVFS_IOD_H */

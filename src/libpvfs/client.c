@@ -1,0 +1,440 @@
+/*
+ * client.c - the library's global state: the pvfstab, one client_fs per
+ * file system (loaded lazily, never freed, so pointers to it stay valid),
+ * path mapping, the iod table of each file system, credentials.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pvfs-internal.h"
+
+#define CLIENT_TAB_DEFAULT "/etc/pvfstab"
+#define CLIENT_TAB_MAX (1 << 20)
+#define CLIENT_NORM_MAX (2 * PVFS_PATH_MAX + 2)
+
+static pthread_once_t client_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
+static int client_loaded;      /* 0 not yet, 1 loaded, -1 failed */
+static int client_load_errno;
+static struct client_fs *client_fs_tab;
+static int client_nfs;
+static mode_t client_mask;
+
+static void client_atfork_prepare(void);
+static void client_atfork_parent(void);
+static void client_atfork_child(void);
+
+/* Locks are taken before fork and released on both sides, so a child never
+ * inherits a mutex held by a thread that no longer exists. */
+static void
+client_init_once(void)
+{
+	client_mask = umask(022);
+	umask(client_mask);
+	pthread_atfork(client_atfork_prepare, client_atfork_parent,
+	    client_atfork_child);
+}
+
+static void
+client_atfork_prepare(void)
+{
+	pthread_mutex_lock(&client_lock);
+	file_atfork_prepare();
+	conn_atfork_prepare();
+}
+
+static void
+client_atfork_parent(void)
+{
+	conn_atfork_parent();
+	file_atfork_parent();
+	pthread_mutex_unlock(&client_lock);
+}
+
+static void
+client_atfork_child(void)
+{
+	conn_atfork_child();
+	file_atfork_child();
+	pthread_mutex_unlock(&client_lock);
+}
+
+/* $PVFS_TIMEOUT (seconds, may be fractional) overrides the pvfstab. */
+static int
+client_timeout(const struct pvfs_tab_entry *e)
+{
+	const char *s = getenv("PVFS_TIMEOUT");
+	char *end;
+	double v;
+
+	if (s != NULL && *s != '\0') {
+		v = strtod(s, &end);
+		if (*end == '\0' && v > 0 && v <= 86400)
+			return v * 1000 < 1 ? 1 : (int)(v * 1000);
+	}
+	return e->timeout_ms > 0 ? e->timeout_ms : PVFS_DEFAULT_TIMEOUT_MS;
+}
+
+static int
+client_build(const struct pvfs_tab_entry *tab, int n)
+{
+	int i;
+
+	client_fs_tab = calloc(n > 0 ? (size_t)n : 1, sizeof(*client_fs_tab));
+	if (client_fs_tab == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct client_fs *fs = &client_fs_tab[i];
+
+		fs->tab = tab[i];
+		fs->prefix_len = strlen(tab[i].prefix);
+		fs->timeout_ms = client_timeout(&tab[i]);
+		conn_pool_init(&fs->mgr, tab[i].host, tab[i].port);
+	}
+	client_nfs = n;
+	return 0;
+}
+
+static const char *
+client_tab_path(void)
+{
+	const char *path = getenv("PVFSTAB_FILE");
+
+	return path == NULL || *path == '\0' ? CLIENT_TAB_DEFAULT : path;
+}
+
+/* Read and parse the pvfstab; a failure is remembered so that callers
+ * probing non-PVFS paths do not reread the file each time. */
+static int
+client_load_tab(void)
+{
+	const char *path = client_tab_path();
+	struct pvfs_tab_entry *tab = NULL;
+	char *text, *cause = NULL;
+	size_t len;
+	int n;
+
+	if ((text = pvfs_read_small_file(path, CLIENT_TAB_MAX, &len)) == NULL)
+		return -1;
+	n = pvfs_tab_parse(text, path, &tab, &cause);
+	free(text);
+	if (n < 0) {
+		free(cause);
+		errno = EINVAL;
+		return -1;
+	}
+	n = client_build(tab, n);
+	free(tab);
+	return n;
+}
+
+static int
+client_load(void)
+{
+	int rc;
+
+	pthread_once(&client_once, client_init_once);
+	if (__atomic_load_n(&client_loaded, __ATOMIC_ACQUIRE) > 0)
+		return 0;
+	pthread_mutex_lock(&client_lock);
+	if (client_loaded == 0) {
+		rc = client_load_tab();
+		client_load_errno = rc == 0 ? 0 : errno;
+		__atomic_store_n(&client_loaded, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+	}
+	rc = client_loaded > 0 ? 0 : -1;
+	pthread_mutex_unlock(&client_lock);
+	if (rc != 0)
+		errno = ENOENT;
+	return rc;
+}
+
+/* Append component c (n bytes) to out, or drop the last one for "..". */
+static int
+client_norm_comp(char *out, size_t *len, const char *c, size_t n)
+{
+	if (n == 1 && c[0] == '.')
+		return 0;
+	if (n == 2 && c[0] == '.' && c[1] == '.') {
+		while (*len > 0 && out[*len - 1] != '/')
+			(*len)--;
+		if (*len > 0)
+			(*len)--;
+		return 0;
+	}
+	if (*len + 1 + n >= CLIENT_NORM_MAX)
+		return -1;
+	out[(*len)++] = '/';
+	memcpy(out + *len, c, n);
+	*len += n;
+	return 0;
+}
+
+/* Lexically normalise an absolute path: no "//", "." or "..".  *dir is set
+ * when the path ends in a way that names a directory ("/", ".", ".."). */
+static int
+client_normalize(const char *path, char *out, int *dir)
+{
+	const char *p = path, *e;
+	size_t len = 0;
+
+	*dir = 0;
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		if (*p == '\0') {
+			*dir = 1;
+			break;
+		}
+		e = p + strcspn(p, "/");
+		if (client_norm_comp(out, &len, p, (size_t)(e - p)) != 0)
+			return -1;
+		*dir = (e - p == 1 && p[0] == '.') ||
+		    (e - p == 2 && p[0] == '.' && p[1] == '.');
+		p = e;
+	}
+	out[len] = '\0';
+	return 0;
+}
+
+/* Relative paths are taken from the current directory, as the kernel does. */
+static int
+client_absolute(const char *path, char *out, int *dir)
+{
+	char cwd[PATH_MAX], *tmp;
+	int rc;
+
+	if (path[0] == '/')
+		return client_normalize(path, out, dir);
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	if ((tmp = malloc(strlen(cwd) + strlen(path) + 2)) == NULL)
+		return -1;
+	strcpy(tmp, cwd);
+	strcat(tmp, "/");
+	strcat(tmp, path);
+	rc = client_normalize(tmp, out, dir);
+	free(tmp);
+	return rc;
+}
+
+/* The entry whose prefix is the longest one ending at a component
+ * boundary of norm. */
+static struct client_fs *
+client_match(const char *norm)
+{
+	struct client_fs *best = NULL;
+	size_t l;
+	int i;
+
+	for (i = 0; i < client_nfs; i++) {
+		const char *pre = client_fs_tab[i].tab.prefix;
+
+		l = client_fs_tab[i].prefix_len;
+		if (strcmp(pre, "/") == 0)
+			l = 0;
+		else if (strncmp(norm, pre, l) != 0 ||
+		    (norm[l] != '\0' && norm[l] != '/'))
+			continue;
+		if (best == NULL || l > (strcmp(best->tab.prefix, "/") == 0 ? 0 :
+		    best->prefix_len))
+			best = &client_fs_tab[i];
+	}
+	return best;
+}
+
+/* Normalise path and find its file system. */
+static int
+client_lookup(const char *path, char *norm, int *dir, struct client_fs **fs)
+{
+	if (path == NULL || path[0] == '\0') {
+		errno = path == NULL ? EFAULT : ENOENT;
+		return -1;
+	}
+	if (client_load() != 0)
+		return -1;
+	if (client_absolute(path, norm, dir) != 0) {
+		errno = errno == 0 || errno == ERANGE ? ENAMETOOLONG : errno;
+		return -1;
+	}
+	if ((*fs = client_match(norm)) == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+int
+client_resolve(const char *path, struct client_fs **fsp, char *inner)
+{
+	char norm[CLIENT_NORM_MAX];
+	struct client_fs *fs;
+	const char *rest;
+	int dir;
+
+	if (client_lookup(path, norm, &dir, &fs) != 0)
+		return -1;
+	rest = strcmp(fs->tab.prefix, "/") == 0 ? norm : norm + fs->prefix_len;
+	if (strlen(rest) + 2 > PVFS_PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* A trailing "/" tells the mgr the name must be a directory. */
+	snprintf(inner, PVFS_PATH_MAX + 1, "%s%s", *rest ? rest : "/",
+	    *rest && dir ? "/" : "");
+	*fsp = fs;
+	return 0;
+}
+
+int
+pvfs_is_pvfs_path(const char *path)
+{
+	char inner[PVFS_PATH_MAX + 1];
+	struct client_fs *fs;
+	int saved = errno, rc;
+
+	rc = client_resolve(path, &fs, inner) == 0;
+	errno = saved;
+	return rc;
+}
+
+static int
+client_install_info(struct client_fs *fs, struct pvfs_mgr_fsinfo_rep *rep)
+{
+	struct conn_pool *pools;
+	uint32_t i;
+
+	if (rep->niods == 0) {
+		errno = EIO;
+		return -1;
+	}
+	if ((pools = calloc(rep->niods, sizeof(*pools))) == NULL)
+		return -1;
+	for (i = 0; i < rep->niods; i++)
+		conn_pool_init(&pools[i], rep->iods[i].host, rep->iods[i].port);
+	pthread_mutex_lock(&client_lock);
+	if (fs->have_info) {
+		pthread_mutex_unlock(&client_lock);
+		free(pools);
+		return 0;
+	}
+	fs->fsid = rep->fsid;
+	fs->default_ssize = rep->default_ssize;
+	fs->niods = rep->niods;
+	fs->iods = pools;
+	__atomic_store_n(&fs->have_info, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&client_lock);
+	return 0;
+}
+
+/* Fetched without holding a lock across the network; if two threads race,
+ * the first one to install wins and the other's copy is dropped. */
+int
+client_fs_info(struct client_fs *fs)
+{
+	struct pvfs_mgr_cred_req req;
+	struct pvfs_mgr_fsinfo_rep rep;
+	int rc;
+
+	if (__atomic_load_n(&fs->have_info, __ATOMIC_ACQUIRE))
+		return 0;
+	memset(&req, 0, sizeof(req));
+	client_cred(&req.cred);
+	if (conn_rpc(fs, PVFS_MGR_FSINFO, &req, &rep) != 0)
+		return -1;
+	rc = client_install_info(fs, &rep);
+	pvfs_msg_free(PVFS_MGR_FSINFO, 1, &rep);
+	return rc;
+}
+
+/* Supplementary groups beyond PVFS_MAX_GROUPS are not sent (the wire
+ * holds that many); the common case fits the stack array. */
+int
+client_fs_reload_mgr(struct client_fs *fs)
+{
+	struct pvfs_tab_entry *tab = NULL;
+	char *text, *cause = NULL;
+	size_t len;
+	int i, n, changed = 0;
+
+	if ((text = pvfs_read_small_file(client_tab_path(), CLIENT_TAB_MAX,
+	    &len)) == NULL)
+		goto out;
+	n = pvfs_tab_parse(text, client_tab_path(), &tab, &cause);
+	free(text);
+	free(cause);
+	for (i = 0; i < n && !changed; i++)
+		if (strcmp(tab[i].prefix, fs->tab.prefix) == 0)
+			changed = conn_pool_set_addr(&fs->mgr, tab[i].host, tab[i].port);
+	free(tab);
+out:
+	errno = ECONNREFUSED;
+	return changed;
+}
+
+int
+client_fs_reload_iods(struct client_fs *fs)
+{
+	struct pvfs_mgr_cred_req req;
+	struct pvfs_mgr_fsinfo_rep rep;
+	uint32_t i;
+	int changed = 0;
+
+	memset(&req, 0, sizeof(req));
+	client_cred(&req.cred);
+	if (conn_rpc(fs, PVFS_MGR_FSINFO, &req, &rep) != 0)
+		goto out;
+	for (i = 0; rep.niods == fs->niods && i < rep.niods; i++)
+		changed |= conn_pool_set_addr(&fs->iods[i], rep.iods[i].host,
+		    rep.iods[i].port);
+	pvfs_msg_free(PVFS_MGR_FSINFO, 1, &rep);
+out:
+	errno = ECONNREFUSED;
+	return changed;
+}
+
+void
+client_cred(struct pvfs_cred *cr)
+{
+	gid_t small[64], *groups = small;
+	int i, n;
+
+	cr->uid = (uint32_t)geteuid();
+	cr->gid = (uint32_t)getegid();
+	n = getgroups(64, small);
+	if (n < 0 && errno == EINVAL && (n = getgroups(0, NULL)) > 0 &&
+	    (groups = calloc((size_t)n, sizeof(*groups))) != NULL)
+		n = getgroups(n, groups);
+	if (n < 0 || groups == NULL)
+		n = 0;
+	if (n > PVFS_MAX_GROUPS)
+		n = PVFS_MAX_GROUPS;
+	for (i = 0; i < n; i++)
+		cr->groups[i] = (uint32_t)groups[i];
+	cr->ngroups = (uint32_t)n;
+	if (groups != small)
+		free(groups);
+}
+
+mode_t
+client_umask(void)
+{
+	pthread_once(&client_once, client_init_once);
+	return client_mask;
+}
+
+dev_t
+client_fs_dev(const struct client_fs *fs, uint64_t fsid)
+{
+	uint64_t h = fsid ^ (uint64_t)(fs - client_fs_tab) * 0x9e3779b97f4a7c15ull;
+
+	return (dev_t)((h ^ (h >> 32)) & 0xffffffffu);
+}

@@ -1,0 +1,157 @@
+/*
+ * dir.c - directory streams: "." and ".." first, then the mgr's entries in
+ * batches, resumed by cookie so a stream survives concurrent changes.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pvfs-internal.h"
+
+struct pvfs_dir {
+	struct client_fs *fs;
+	uint64_t ino;
+	pthread_mutex_t lock;
+	int pos;                /* 0 next is ".", 1 next is "..", 2 entries */
+	uint64_t cookie;        /* resume after this entry */
+	int eof;                /* the mgr has nothing after cookie */
+	struct pvfs_mgr_readdir_rep batch;
+	uint32_t next;          /* index in batch */
+	struct dirent de;
+};
+
+PVFS_DIR *
+pvfs_opendir(const char *path)
+{
+	struct pvfs_mgr_open_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+	PVFS_DIR *d;
+
+	memset(&req, 0, sizeof(req));
+	if (client_resolve(path, &fs, req.path) != 0)
+		return NULL;
+	client_cred(&req.cred);
+	req.flags = PVFS_OF_DIRECTORY | PVFS_OF_RDONLY;
+	req.dist.base = req.dist.pcount = req.dist.ssize = PVFS_DIST_DEFAULT;
+	if (conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
+		return NULL;
+	if (!S_ISDIR(rep.attr.mode)) {
+		errno = ENOTDIR;
+		return NULL;
+	}
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return NULL;
+	d->fs = fs;
+	d->ino = rep.attr.ino;
+	pthread_mutex_init(&d->lock, NULL);
+	return d;
+}
+
+static struct dirent *
+dir_entry(PVFS_DIR *d, uint64_t ino, uint64_t off, uint8_t type,
+    const char *name)
+{
+	size_t len = strlen(name); /* wire names are NUL-terminated, <= 255 */
+	size_t reclen = offsetof(struct dirent, d_name) + len + 1;
+
+	d->de.d_ino = (ino_t)ino;
+	d->de.d_off = (off_t)off;
+	d->de.d_reclen = (unsigned short)((reclen + 7) & ~(size_t)7);
+	d->de.d_type = type;
+	if (len > sizeof(d->de.d_name) - 1)
+		len = sizeof(d->de.d_name) - 1;
+	memcpy(d->de.d_name, name, len);
+	d->de.d_name[len] = '\0';
+	return &d->de;
+}
+
+/* Fetch the entries after the cookie; 0, or -1 with errno. */
+static int
+dir_fetch(PVFS_DIR *d)
+{
+	struct pvfs_mgr_readdir_req req;
+	struct pvfs_mgr_readdir_rep rep;
+
+	memset(&req, 0, sizeof(req));
+	client_cred(&req.cred);
+	req.ino = d->ino;
+	req.cookie = d->cookie;
+	req.max = PVFS_READDIR_MAX;
+	if (conn_rpc(d->fs, PVFS_MGR_READDIR, &req, &rep) != 0)
+		return -1;
+	pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
+	d->batch = rep;
+	d->next = 0;
+	/* An empty batch that claims more would loop forever. */
+	d->eof = rep.eof || rep.n == 0;
+	return 0;
+}
+
+static struct dirent *
+dir_next(PVFS_DIR *d)
+{
+	const struct pvfs_dirent_wire *e;
+
+	if (d->pos < 2) {
+		d->pos++;
+		return dir_entry(d, d->ino, (uint64_t)d->pos, DT_DIR,
+		    d->pos == 1 ? "." : "..");
+	}
+	while (d->next >= d->batch.n) {
+		if (d->eof || dir_fetch(d) != 0)
+			return NULL;
+	}
+	e = &d->batch.ents[d->next++];
+	d->cookie = e->cookie;
+	return dir_entry(d, e->ino, e->cookie, e->type, e->name);
+}
+
+/* NULL with errno unchanged at the end, NULL with errno on an error. */
+struct dirent *
+pvfs_readdir(PVFS_DIR *d)
+{
+	struct dirent *de;
+
+	if (d == NULL) {
+		errno = EBADF;
+		return NULL;
+	}
+	pthread_mutex_lock(&d->lock);
+	de = dir_next(d);
+	pthread_mutex_unlock(&d->lock);
+	return de;
+}
+
+void
+pvfs_rewinddir(PVFS_DIR *d)
+{
+	if (d == NULL)
+		return;
+	pthread_mutex_lock(&d->lock);
+	pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
+	memset(&d->batch, 0, sizeof(d->batch));
+	d->next = 0;
+	d->pos = 0;
+	d->cookie = 0;
+	d->eof = 0;
+	pthread_mutex_unlock(&d->lock);
+}
+
+int
+pvfs_closedir(PVFS_DIR *d)
+{
+	if (d == NULL) {
+		errno = EBADF;
+		return -1;
+	}
+	pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+	return 0;
+}

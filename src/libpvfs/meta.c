@@ -1,0 +1,411 @@
+/*
+ * meta.c - attributes and the name space: one mgr request each, plus the
+ * iods where file data is concerned (size for stat, stripes for unlink
+ * and truncate).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "pvfs-internal.h"
+
+#define META_FS_MAGIC 0x50564653 /* "PVFS" */
+#define META_DIR_BLKSIZE 4096
+
+static struct timespec
+meta_ts(int64_t ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	if (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000;
+	}
+	return ts;
+}
+
+/* Data written after the mgr last set mtime (create, truncate, utimes)
+ * dates the file; otherwise the mgr's mtime stands, so utimes to an older
+ * time sticks and chmod after a write does not hide the write. */
+static int64_t
+meta_mtime(const struct pvfs_attr *a, const struct io_size *sz)
+{
+	return sz->mtime_ns > a->mtime_set_ns ? sz->mtime_ns : a->mtime_ns;
+}
+
+static void
+meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+    const struct io_size *sz, struct stat *st)
+{
+	const struct pvfs_attr *a = &r->attr;
+
+	memset(st, 0, sizeof(*st));
+	st->st_dev = client_fs_dev(fs, r->cap.fsid);
+	st->st_ino = (ino_t)a->ino;
+	st->st_mode = (mode_t)a->mode;
+	st->st_nlink = (nlink_t)a->nlink;
+	st->st_uid = (uid_t)a->uid;
+	st->st_gid = (gid_t)a->gid;
+	st->st_atim = meta_ts(a->atime_ns);
+	st->st_mtim = meta_ts(meta_mtime(a, sz));
+	st->st_ctim = meta_ts(a->ctime_ns);
+	if (S_ISREG(a->mode)) {
+		st->st_size = (off_t)sz->size;
+		st->st_blocks = (blkcnt_t)sz->blocks;
+		st->st_blksize = a->dist.ssize ? (blksize_t)a->dist.ssize : META_DIR_BLKSIZE;
+	} else {
+		st->st_size = (off_t)a->size;
+		st->st_blksize = META_DIR_BLKSIZE;
+	}
+}
+
+/* A regular file's size, mtime and blocks live on its iods. */
+int
+meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+    struct stat *st)
+{
+	struct io_file f;
+	struct io_size sz;
+
+	memset(&sz, 0, sizeof(sz));
+	if (S_ISREG(r->attr.mode)) {
+		memset(&f, 0, sizeof(f));
+		f.fs = fs;
+		f.ino = r->attr.ino;
+		f.cap = r->cap;
+		f.want_rights = PVFS_R_SIZE;
+		if (io_size(&f, &sz) != 0)
+			return -1;
+	}
+	meta_fill(fs, r, &sz, st);
+	return 0;
+}
+
+/* Build the common part of a path request: file system, path, caller. */
+static int
+meta_path_req(const char *path, struct client_fs **fs, struct pvfs_cred *cr,
+    char *inner)
+{
+	if (client_resolve(path, fs, inner) != 0)
+		return -1;
+	client_cred(cr);
+	return 0;
+}
+
+int
+pvfs_stat(const char *path, struct stat *st)
+{
+	struct pvfs_mgr_path_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0 ||
+	    conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
+		return -1;
+	return meta_stat_reply(fs, &rep, st);
+}
+
+/* There are no symbolic links in PVFS. */
+int
+pvfs_lstat(const char *path, struct stat *st)
+{
+	return pvfs_stat(path, st);
+}
+
+int
+pvfs_fstat(int fd, struct stat *st)
+{
+	struct pvfs_mgr_getattr_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct file_open *of = file_get(fd);
+	int rc = -1;
+
+	if (of == NULL)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	client_cred(&req.cred);
+	req.ino = of->ino;
+	if (conn_rpc(of->fs, PVFS_MGR_GETATTR, &req, &rep) == 0)
+		rc = meta_stat_reply(of->fs, &rep, st);
+	file_put(of);
+	return rc;
+}
+
+int
+pvfs_access(const char *path, int mode)
+{
+	struct pvfs_mgr_mode_req req;
+	struct pvfs_none rep;
+	struct client_fs *fs;
+
+	if (mode & ~(R_OK | W_OK | X_OK)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	req.mode = (uint32_t)mode;
+	return conn_rpc(fs, PVFS_MGR_ACCESS, &req, &rep);
+}
+
+/* SETATTR by path (fd < 0) or by the inode of an open file. */
+static int
+meta_setattr(const char *path, int fd, struct pvfs_mgr_setattr_req *req)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct file_open *of;
+	struct client_fs *fs;
+	int rc;
+
+	if (fd < 0) {
+		if (meta_path_req(path, &fs, &req->cred, req->path) != 0)
+			return -1;
+		return conn_rpc(fs, PVFS_MGR_SETATTR, req, &rep);
+	}
+	if ((of = file_get(fd)) == NULL)
+		return -1;
+	client_cred(&req->cred);
+	req->ino = of->ino;
+	rc = conn_rpc(of->fs, PVFS_MGR_SETATTR, req, &rep);
+	file_put(of);
+	return rc;
+}
+
+static int
+meta_chmod(const char *path, int fd, mode_t mode)
+{
+	struct pvfs_mgr_setattr_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.mask = PVFS_SA_MODE;
+	req.mode = mode & 07777;
+	return meta_setattr(path, fd, &req);
+}
+
+int
+pvfs_chmod(const char *path, mode_t mode)
+{
+	return meta_chmod(path, -1, mode);
+}
+
+int
+pvfs_fchmod(int fd, mode_t mode)
+{
+	return fd < 0 ? (errno = EBADF, -1) : meta_chmod(NULL, fd, mode);
+}
+
+/* -1 leaves the owner or the group as it is. */
+static int
+meta_chown(const char *path, int fd, uid_t owner, gid_t group)
+{
+	struct pvfs_mgr_setattr_req req;
+
+	memset(&req, 0, sizeof(req));
+	if (owner != (uid_t)-1) {
+		req.mask |= PVFS_SA_UID;
+		req.uid = (uint32_t)owner;
+	}
+	if (group != (gid_t)-1) {
+		req.mask |= PVFS_SA_GID;
+		req.gid = (uint32_t)group;
+	}
+	return meta_setattr(path, fd, &req);
+}
+
+int
+pvfs_chown(const char *path, uid_t owner, gid_t group)
+{
+	return meta_chown(path, -1, owner, group);
+}
+
+int
+pvfs_fchown(int fd, uid_t owner, gid_t group)
+{
+	return fd < 0 ? (errno = EBADF, -1) : meta_chown(NULL, fd, owner, group);
+}
+
+int
+pvfs_utimes(const char *path, const struct timeval times[2])
+{
+	struct pvfs_mgr_setattr_req req;
+	int i;
+
+	memset(&req, 0, sizeof(req));
+	if (times == NULL) {
+		req.mask = PVFS_SA_ATIME_NOW | PVFS_SA_MTIME_NOW;
+		return meta_setattr(path, -1, &req);
+	}
+	for (i = 0; i < 2; i++) {
+		if (times[i].tv_usec < 0 || times[i].tv_usec >= 1000000) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	req.mask = PVFS_SA_ATIME | PVFS_SA_MTIME;
+	req.atime_ns = (int64_t)times[0].tv_sec * 1000000000 + times[0].tv_usec * 1000;
+	req.mtime_ns = (int64_t)times[1].tv_sec * 1000000000 + times[1].tv_usec * 1000;
+	return meta_setattr(path, -1, &req);
+}
+
+static void
+meta_fill_statfs(const struct client_fs *fs, uint64_t fsid,
+    const struct pvfs_mgr_statfs_rep *m, const struct pvfs_iod_statfs_rep *d,
+    struct statfs *buf)
+{
+	memset(buf, 0, sizeof(*buf));
+	buf->f_type = META_FS_MAGIC;
+	buf->f_bsize = (long)d->bsize;
+	buf->f_frsize = (long)d->bsize;
+	buf->f_blocks = d->blocks;
+	buf->f_bfree = d->bfree;
+	buf->f_bavail = d->bavail;
+	buf->f_files = m->files;
+	buf->f_ffree = m->ffree;
+	memcpy(&buf->f_fsid, &fsid, sizeof(buf->f_fsid) < sizeof(fsid) ?
+	    sizeof(buf->f_fsid) : sizeof(fsid));
+	buf->f_namelen = m->namemax ? (long)m->namemax : PVFS_NAME_MAX;
+}
+
+int
+pvfs_statfs(const char *path, struct statfs *buf)
+{
+	struct pvfs_mgr_path_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct pvfs_mgr_cred_req creq;
+	struct pvfs_mgr_statfs_rep mrep;
+	struct pvfs_iod_statfs_rep drep;
+	struct client_fs *fs;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	/* statfs(2) fails for a path that does not exist. */
+	if (strcmp(req.path, "/") != 0 && conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
+		return -1;
+	memset(&creq, 0, sizeof(creq));
+	creq.cred = req.cred;
+	if (conn_rpc(fs, PVFS_MGR_STATFS, &creq, &mrep) != 0 ||
+	    io_statfs(fs, &drep) != 0)
+		return -1;
+	meta_fill_statfs(fs, fs->fsid, &mrep, &drep, buf);
+	return 0;
+}
+
+/* The mgr hands out a REMOVE capability when a file's last name went
+ * away; its stripes go now.  The name is already gone, so a failure here
+ * only leaves orphan stripes for the checker, not an error. */
+static void
+meta_drop_stripes(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *rep)
+{
+	int saved = errno;
+
+	if ((rep->cap.rights & PVFS_R_REMOVE) && S_ISREG(rep->attr.mode))
+		(void)io_remove(fs, &rep->cap);
+	errno = saved;
+}
+
+int
+pvfs_unlink(const char *path)
+{
+	struct pvfs_mgr_path_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0 ||
+	    conn_rpc(fs, PVFS_MGR_UNLINK, &req, &rep) != 0)
+		return -1;
+	meta_drop_stripes(fs, &rep);
+	return 0;
+}
+
+int
+pvfs_rename(const char *oldpath, const char *newpath)
+{
+	struct pvfs_mgr_rename_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs, *fs2;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(oldpath, &fs, &req.cred, req.from) != 0)
+		return -1;
+	if (client_resolve(newpath, &fs2, req.to) != 0) {
+		/* A local destination is another file system. */
+		if (errno == ENOENT && newpath != NULL && *newpath != '\0')
+			errno = EXDEV;
+		return -1;
+	}
+	if (fs != fs2) {
+		errno = EXDEV;
+		return -1;
+	}
+	if (conn_rpc(fs, PVFS_MGR_RENAME, &req, &rep) != 0)
+		return -1;
+	meta_drop_stripes(fs, &rep);
+	return 0;
+}
+
+int
+pvfs_mkdir(const char *path, mode_t mode)
+{
+	struct pvfs_mgr_mode_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	req.mode = mode & ~client_umask() & 07777;
+	return conn_rpc(fs, PVFS_MGR_MKDIR, &req, &rep);
+}
+
+int
+pvfs_rmdir(const char *path)
+{
+	struct pvfs_mgr_path_req req;
+	struct pvfs_none rep;
+	struct client_fs *fs;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	return conn_rpc(fs, PVFS_MGR_RMDIR, &req, &rep);
+}
+
+int
+pvfs_truncate(const char *path, off_t length)
+{
+	struct pvfs_mgr_truncate_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+	struct io_file f;
+
+	if (length < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	req.length = (uint64_t)length;
+	if (conn_rpc(fs, PVFS_MGR_TRUNCATE, &req, &rep) != 0)
+		return -1;
+	if (!S_ISREG(rep.attr.mode)) {
+		errno = S_ISDIR(rep.attr.mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	memset(&f, 0, sizeof(f));
+	f.fs = fs;
+	f.ino = rep.attr.ino;
+	f.cap = rep.cap;
+	f.want_rights = PVFS_R_WRITE | PVFS_R_SIZE;
+	return io_truncate(&f, (uint64_t)length);
+}

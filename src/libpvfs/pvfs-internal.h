@@ -1,0 +1,158 @@
+/*
+ * pvfs-internal.h - the client library's one internal header, grouped by
+ * the source file that implements each part.
+ *
+ * Locking, outermost first: file_open.pos_lock (held across a read or
+ * write: keeps the shared offset atomic), client lock, file table lock,
+ * pool lock, file_open.cap_lock.  Only pos_lock is ever held across a
+ * network wait, and it belongs to one open file.
+ */
+#ifndef PVFS_INTERNAL_H
+#define PVFS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "common.h"
+#include "pvfs.h"
+
+#define PVFS_DEFAULT_TIMEOUT_MS 30000
+
+/* ---- conn.c: connection pools and the synchronous mgr RPC ---- */
+struct pvfs_conn {
+	int fd;
+	int reused;              /* came from the pool: the peer may have left */
+	struct pvfs_conn *next;  /* idle list */
+};
+
+/* Idle connections to one server.  pid tells a forked child that the idle
+ * sockets are its parent's: it drops them without sending anything. */
+struct conn_pool {
+	char host[PVFS_HOST_MAX + 1];
+	uint16_t port;
+	pid_t pid;
+	struct pvfs_conn *idle;
+	unsigned nidle;
+};
+
+struct client_fs;
+
+void conn_pool_init(struct conn_pool *p, const char *host, uint16_t port);
+/* Point p at a new address (a daemon restarted); 1 if it changed. */
+int conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port);
+/* An idle live connection or a new one; 0 or -1 with errno. */
+int conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
+/* Give back a connection whose last exchange completed cleanly. */
+void conn_release(struct conn_pool *p, struct pvfs_conn *c);
+/* Close a connection that saw any error; it is never reused. */
+void conn_close(struct pvfs_conn *c);
+uint32_t conn_next_reqid(void);
+/* Wait for events on fd until deadline_ms (monotonic); 0 or -1/ETIMEDOUT. */
+int conn_wait(int fd, short events, int64_t deadline_ms);
+/* Send a request to fs's mgr and decode the reply into rep (a struct of
+ * pvfs_msg_size(op, 1) bytes; pvfs_msg_free it for FSINFO and READDIR).
+ * 0, or -1 with errno (the reply status, or a network error). */
+int conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep);
+void conn_atfork_prepare(void);
+void conn_atfork_parent(void);
+void conn_atfork_child(void);
+
+/* ---- client.c: configuration, file systems, credentials ---- */
+struct client_fs {
+	struct pvfs_tab_entry tab;
+	size_t prefix_len;
+	int timeout_ms;
+	struct conn_pool mgr;
+	/* Filled once by client_fs_info(); have_info is set last (release). */
+	int have_info;
+	uint64_t fsid;
+	uint32_t default_ssize;
+	uint32_t niods;
+	struct conn_pool *iods;
+};
+
+/* Map a path to its file system and the path inside it (written to inner,
+ * PVFS_PATH_MAX + 1 bytes).  0, or -1 with errno (ENOENT: not a PVFS path). */
+int client_resolve(const char *path, struct client_fs **fs, char *inner);
+/* Make sure fs's iod table is known (one MGR_FSINFO per process). */
+int client_fs_info(struct client_fs *fs);
+/* After a refused connection: re-read the pvfstab (mgr) or the iod table
+ * in case the daemons restarted on new ports.  1 if an address changed,
+ * 0 if not (errno ECONNREFUSED). */
+int client_fs_reload_mgr(struct client_fs *fs);
+int client_fs_reload_iods(struct client_fs *fs);
+void client_cred(struct pvfs_cred *cr);
+/* The process umask, read once (reading it means setting it). */
+mode_t client_umask(void);
+/* A stable st_dev for files of fs. */
+dev_t client_fs_dev(const struct client_fs *fs, uint64_t fsid);
+
+/* ---- io.c: the parallel I/O engine ---- */
+/* What the iods need to serve one file.  A refreshed capability is written
+ * back into cap (and refreshed set) so the caller can keep it. */
+struct io_file {
+	struct client_fs *fs;
+	uint64_t ino;
+	struct pvfs_cap cap;
+	uint32_t want_rights;    /* asked for again when the cap expires */
+	int refreshed;
+};
+
+/* Aggregate of IOD_SIZE over a file's iods. */
+struct io_size {
+	uint64_t size;       /* max logical_end */
+	int64_t mtime_ns;    /* max stripe file mtime */
+	uint64_t blocks;     /* sum of 512-byte blocks */
+};
+
+/* Read or write pat of f to/from the user memory iov (whose total length
+ * is the pattern's byte count).  Bytes transferred, or -1 with errno. */
+ssize_t io_read(struct io_file *f, const struct pvfs_pattern *pat,
+    const struct iovec *iov, int iovcnt);
+ssize_t io_write(struct io_file *f, const struct pvfs_pattern *pat,
+    const struct iovec *iov, int iovcnt);
+int io_size(struct io_file *f, struct io_size *out);
+int io_truncate(struct io_file *f, uint64_t length);
+int io_fsync(struct io_file *f, int datasync);
+/* Drop the stripes of a file whose cap carries PVFS_R_REMOVE. */
+int io_remove(struct client_fs *fs, const struct pvfs_cap *cap);
+/* Sum of IOD_STATFS over every iod of fs. */
+int io_statfs(struct client_fs *fs, struct pvfs_iod_statfs_rep *sum);
+/* A contiguous pattern of len > 0 bytes at off. */
+void io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len);
+
+/* ---- file.c: the descriptor table ---- */
+struct file_open {
+	struct client_fs *fs;
+	uint64_t ino;
+	uint32_t mode;            /* S_IFMT and permission bits at open */
+	int flags;                /* host O_* flags */
+	int refs;                 /* descriptors + calls in progress */
+	pthread_mutex_t pos_lock; /* serialises users of pos */
+	uint64_t pos;
+	pthread_mutex_t cap_lock;
+	struct pvfs_cap cap;
+};
+
+/* The open file behind fd with a reference held, or NULL/EBADF. */
+struct file_open *file_get(int fd);
+void file_put(struct file_open *of);
+/* Snapshot of of's capability for the I/O engine. */
+void file_io(struct file_open *of, struct io_file *f);
+/* Keep a capability the engine refreshed. */
+void file_io_done(struct file_open *of, const struct io_file *f);
+/* Host O_* access mode and flags to PVFS_OF_*. */
+uint32_t file_wire_flags(int flags);
+void file_atfork_prepare(void);
+void file_atfork_parent(void);
+void file_atfork_child(void);
+
+/* ---- meta.c: attributes and name space ---- */
+/* Fill st from a mgr reply, asking the iods for a regular file's size. */
+int meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+    struct stat *st);
+
+#endif /* PVFS_INTERNAL_H */

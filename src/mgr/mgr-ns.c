@@ -1,0 +1,670 @@
+/*
+ * mgr-ns.c - the in-memory name space: an inode table, a hash of
+ * (parent, name) -> entry, and per-directory entry arrays in insertion order.
+ *
+ * Nothing here touches the disk.  mgr_ns_apply() is the only function that
+ * changes the name space; the journal calls it for live requests and for
+ * replay alike, so both get the same result.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mgr.h"
+
+#define NS_ROOT_INO 1
+#define NS_HASH_MIN 1024
+
+static struct mgr_inode **ns_itab;   /* inode hash buckets */
+static size_t ns_imask, ns_icount;
+static struct mgr_dirent **ns_dtab;  /* (parent, name) hash buckets */
+static size_t ns_dmask, ns_dcount;
+static struct mgr_inode *ns_root;
+static uint64_t ns_next_ino = NS_ROOT_INO + 1;
+
+static size_t
+mgr_ns_ino_hash(uint64_t ino)
+{
+	ino *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(ino ^ (ino >> 29));
+}
+
+/* FNV-1a over the name, seeded with the parent so that equal names in
+ * different directories spread. */
+static uint32_t
+mgr_ns_name_hash(uint64_t parent, const char *name, size_t len)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)mgr_ns_ino_hash(parent);
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (uint8_t)name[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static void *
+mgr_ns_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (p == NULL)
+		fatal("out of memory (%zu bytes)", n * size);
+	return p;
+}
+
+/* Double the inode table once it holds as many inodes as buckets. */
+static void
+mgr_ns_itab_grow(void)
+{
+	size_t i, nmask = ns_imask * 2 + 1;
+	struct mgr_inode **nt = mgr_ns_calloc(nmask + 1, sizeof(*nt)), *in, *next;
+
+	for (i = 0; i <= ns_imask; i++) {
+		for (in = ns_itab[i]; in != NULL; in = next) {
+			next = in->hnext;
+			in->hnext = nt[mgr_ns_ino_hash(in->ino) & nmask];
+			nt[mgr_ns_ino_hash(in->ino) & nmask] = in;
+		}
+	}
+	free(ns_itab);
+	ns_itab = nt;
+	ns_imask = nmask;
+}
+
+static void
+mgr_ns_dtab_grow(void)
+{
+	size_t i, nmask = ns_dmask * 2 + 1;
+	struct mgr_dirent **nt = mgr_ns_calloc(nmask + 1, sizeof(*nt)), *de, *next;
+
+	for (i = 0; i <= ns_dmask; i++) {
+		for (de = ns_dtab[i]; de != NULL; de = next) {
+			next = de->hnext;
+			de->hnext = nt[de->hash & nmask];
+			nt[de->hash & nmask] = de;
+		}
+	}
+	free(ns_dtab);
+	ns_dtab = nt;
+	ns_dmask = nmask;
+}
+
+static void
+mgr_ns_itab_add(struct mgr_inode *in)
+{
+	size_t b;
+
+	if (ns_icount >= ns_imask + 1)
+		mgr_ns_itab_grow();
+	b = mgr_ns_ino_hash(in->ino) & ns_imask;
+	in->hnext = ns_itab[b];
+	ns_itab[b] = in;
+	ns_icount++;
+}
+
+static void
+mgr_ns_itab_del(struct mgr_inode *in)
+{
+	struct mgr_inode **pp = &ns_itab[mgr_ns_ino_hash(in->ino) & ns_imask];
+
+	while (*pp != NULL && *pp != in)
+		pp = &(*pp)->hnext;
+	if (*pp == NULL)
+		fatal("inode %llu missing from its table",
+		    (unsigned long long)in->ino);
+	*pp = in->hnext;
+	ns_icount--;
+}
+
+static void
+mgr_ns_dtab_del(struct mgr_dirent *de)
+{
+	struct mgr_dirent **pp = &ns_dtab[de->hash & ns_dmask];
+
+	while (*pp != NULL && *pp != de)
+		pp = &(*pp)->hnext;
+	if (*pp == NULL)
+		fatal("entry %s missing from its table", de->name);
+	*pp = de->hnext;
+	ns_dcount--;
+}
+
+static struct mgr_inode *
+mgr_ns_inode_new(uint64_t ino, uint32_t mode)
+{
+	struct mgr_inode *in = mgr_ns_calloc(1, sizeof(*in));
+
+	in->ino = ino;
+	in->mode = mode;
+	if (MGR_IS_DIR(in)) {
+		in->dir = mgr_ns_calloc(1, sizeof(*in->dir));
+		in->dir->next_cookie = 1;
+	}
+	mgr_ns_itab_add(in);
+	if (ino >= ns_next_ino)
+		ns_next_ino = ino + 1;
+	return in;
+}
+
+static void
+mgr_ns_inode_free(struct mgr_inode *in)
+{
+	mgr_ns_itab_del(in);
+	if (in->dir != NULL)
+		free(in->dir->slots);
+	free(in->dir);
+	free(in);
+}
+
+void
+mgr_ns_init(void)
+{
+	ns_imask = ns_dmask = NS_HASH_MIN - 1;
+	ns_itab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_itab));
+	ns_dtab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_dtab));
+	ns_root = mgr_ns_inode_new(NS_ROOT_INO, S_IFDIR | 0755);
+	ns_root->uid = geteuid();
+	ns_root->gid = getegid();
+}
+
+void
+mgr_ns_free(void)
+{
+	struct mgr_inode *in, *next;
+	size_t i;
+
+	for (i = 0; ns_itab != NULL && i <= ns_imask; i++) {
+		for (in = ns_itab[i]; in != NULL; in = next) {
+			next = in->hnext;
+			free(in->de);
+			if (in->dir != NULL)
+				free(in->dir->slots);
+			free(in->dir);
+			free(in);
+		}
+	}
+	free(ns_itab);
+	free(ns_dtab);
+	ns_itab = NULL;
+	ns_dtab = NULL;
+	ns_root = NULL;
+	ns_icount = ns_dcount = 0;
+}
+
+struct mgr_inode *
+mgr_ns_root(void)
+{
+	return ns_root;
+}
+
+struct mgr_inode *
+mgr_ns_get(uint64_t ino)
+{
+	struct mgr_inode *in = ns_itab[mgr_ns_ino_hash(ino) & ns_imask];
+
+	while (in != NULL && in->ino != ino)
+		in = in->hnext;
+	return in;
+}
+
+struct mgr_dirent *
+mgr_ns_lookup(const struct mgr_inode *dir, const char *name, size_t len)
+{
+	uint32_t h = mgr_ns_name_hash(dir->ino, name, len);
+	struct mgr_dirent *de = ns_dtab[h & ns_dmask];
+
+	for (; de != NULL; de = de->hnext) {
+		if (de->hash == h && de->parent == dir && de->namelen == len &&
+		    memcmp(de->name, name, len) == 0)
+			return de;
+	}
+	return NULL;
+}
+
+struct mgr_inode *
+mgr_ns_parent(const struct mgr_inode *in)
+{
+	return in->de != NULL ? in->de->parent : ns_root;
+}
+
+/* Is a equal to b or one of b's ancestors? */
+int
+mgr_ns_is_ancestor(const struct mgr_inode *a, const struct mgr_inode *b)
+{
+	for (;;) {
+		if (a == b)
+			return 1;
+		if (b->de == NULL)
+			return 0;
+		b = b->de->parent;
+	}
+}
+
+uint64_t
+mgr_ns_next_ino(void)
+{
+	return ns_next_ino;
+}
+
+void
+mgr_ns_set_next_ino(uint64_t ino)
+{
+	if (ino > ns_next_ino)
+		ns_next_ino = ino;
+}
+
+uint64_t
+mgr_ns_count(void)
+{
+	return ns_icount;
+}
+
+void
+mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = in->ino;
+	a->mode = in->mode;
+	a->uid = in->uid;
+	a->gid = in->gid;
+	a->atime_ns = in->atime_ns;
+	a->mtime_ns = in->mtime_ns;
+	a->ctime_ns = in->ctime_ns;
+	a->mtime_set_ns = in->mset_ns;
+	if (in->dir != NULL) {
+		a->nlink = 2 + in->dir->nsubdirs;
+		a->size = in->dir->nlive;
+	} else {
+		a->nlink = 1;
+		a->dist = in->dist;
+	}
+}
+
+/* ---- path resolution ---- */
+
+/* Step from dir into component comp; "." and ".." are taken logically. */
+static void
+mgr_ns_step(struct mgr_inode *dir, const char *comp, size_t len,
+    struct mgr_path *p)
+{
+	p->name = comp;
+	p->namelen = len;
+	p->slash = 0;
+	p->special = 0;
+	if (len <= 2 && comp[0] == '.' && (len == 1 || comp[1] == '.')) {
+		p->ino = len == 1 ? dir : mgr_ns_parent(dir);
+		p->dir = mgr_ns_parent(p->ino);
+		p->de = NULL;
+		p->special = 1;
+		return;
+	}
+	p->dir = dir;
+	p->de = mgr_ns_lookup(dir, comp, len);
+	p->ino = p->de != NULL ? p->de->inode : NULL;
+}
+
+/* Absolute paths only; search permission on every directory passed.  A
+ * missing last component is not an error (p->ino == NULL). */
+int
+mgr_ns_resolve(const struct pvfs_cred *cr, const char *path, struct mgr_path *p)
+{
+	const char *s = path, *comp;
+	size_t len;
+
+	memset(p, 0, sizeof(*p));
+	if (*s == '\0')
+		return ENOENT;
+	if (*s != '/')
+		return EINVAL;
+	p->dir = p->ino = ns_root;
+	p->special = 1;
+	for (;;) {
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		for (comp = s; *s != '\0' && *s != '/'; s++)
+			;
+		if ((len = (size_t)(s - comp)) > PVFS_NAME_MAX)
+			return ENAMETOOLONG;
+		if (p->ino == NULL)
+			return ENOENT;
+		if (!MGR_IS_DIR(p->ino))
+			return ENOTDIR;
+		if (mgr_perm_check(cr, p->ino, MGR_MAY_X) != 0)
+			return EACCES;
+		mgr_ns_step(p->ino, comp, len, p);
+	}
+	p->slash = s > path + 1 && s[-1] == '/' && !p->special;
+	if (p->slash && p->ino != NULL && !MGR_IS_DIR(p->ino))
+		return ENOTDIR;
+	return 0;
+}
+
+/* ---- directory entry arrays ---- */
+
+static void
+mgr_ns_dir_compact(struct mgr_dir *d)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->nslots; i++) {
+		if (d->slots[i].de == NULL)
+			continue;
+		d->slots[n] = d->slots[i];
+		d->slots[n].de->slot = n;
+		n++;
+	}
+	d->nslots = n;
+}
+
+static int
+mgr_ns_dir_append(struct mgr_inode *dir, struct mgr_dirent *de, uint64_t cookie)
+{
+	struct mgr_dir *d = dir->dir;
+
+	if (cookie == 0)
+		cookie = d->next_cookie;
+	if (d->nslots > 0 && d->slots[d->nslots - 1].cookie >= cookie)
+		return EINVAL; /* cookies must ascend: corrupt snapshot */
+	if (d->nslots == d->cap) {
+		if (d->nlive < d->nslots / 2)
+			mgr_ns_dir_compact(d);
+	}
+	if (d->nslots == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 8;
+		if ((d->slots = realloc(d->slots, d->cap * sizeof(*d->slots))) == NULL)
+			fatal("out of memory (directory of %u entries)", d->nlive);
+	}
+	de->cookie = cookie;
+	de->slot = d->nslots;
+	d->slots[d->nslots].cookie = cookie;
+	d->slots[d->nslots++].de = de;
+	d->nlive++;
+	if (cookie >= d->next_cookie)
+		d->next_cookie = cookie + 1;
+	return 0;
+}
+
+static void
+mgr_ns_dir_remove(struct mgr_inode *dir, struct mgr_dirent *de)
+{
+	struct mgr_dir *d = dir->dir;
+
+	d->slots[de->slot].de = NULL;
+	d->nlive--;
+	while (d->nslots > 0 && d->slots[d->nslots - 1].de == NULL)
+		d->nslots--;
+	if (d->nslots >= 64 && d->nlive < d->nslots / 4)
+		mgr_ns_dir_compact(d);
+}
+
+/* Link a new entry name -> in into dir. */
+static int
+mgr_ns_link(struct mgr_inode *dir, const char *name, size_t len,
+    struct mgr_inode *in, uint64_t cookie)
+{
+	struct mgr_dirent *de = mgr_ns_calloc(1, sizeof(*de) + len + 1);
+	size_t b;
+	int rc;
+
+	de->parent = dir;
+	de->inode = in;
+	de->namelen = (uint16_t)len;
+	memcpy(de->name, name, len);
+	de->hash = mgr_ns_name_hash(dir->ino, name, len);
+	if ((rc = mgr_ns_dir_append(dir, de, cookie)) != 0) {
+		free(de);
+		return rc;
+	}
+	if (ns_dcount >= ns_dmask + 1)
+		mgr_ns_dtab_grow();
+	b = de->hash & ns_dmask;
+	de->hnext = ns_dtab[b];
+	ns_dtab[b] = de;
+	ns_dcount++;
+	in->de = de;
+	if (in->dir != NULL)
+		dir->dir->nsubdirs++;
+	return 0;
+}
+
+static void
+mgr_ns_unlink(struct mgr_dirent *de)
+{
+	struct mgr_inode *dir = de->parent;
+
+	mgr_ns_dtab_del(de);
+	mgr_ns_dir_remove(dir, de);
+	if (de->inode->dir != NULL)
+		dir->dir->nsubdirs--;
+	de->inode->de = NULL;
+	free(de);
+}
+
+uint32_t
+mgr_ns_readdir(const struct mgr_inode *dir, uint64_t cookie,
+    struct mgr_dirent **out, uint32_t max, int *eof)
+{
+	const struct mgr_dir *d = dir->dir;
+	uint32_t lo = 0, hi = d->nslots, mid, n = 0;
+
+	while (lo < hi) { /* first slot with a cookie above the given one */
+		mid = lo + (hi - lo) / 2;
+		if (d->slots[mid].cookie <= cookie)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < d->nslots && n < max; lo++) {
+		if (d->slots[lo].de != NULL)
+			out[n++] = d->slots[lo].de;
+	}
+	while (lo < d->nslots && d->slots[lo].de == NULL)
+		lo++;
+	*eof = lo == d->nslots;
+	return n;
+}
+
+/* ---- mutations: one apply function per record type ---- */
+
+static void
+mgr_ns_touch_parent(struct mgr_inode *dir, int64_t t)
+{
+	if (t != 0)
+		dir->mtime_ns = dir->ctime_ns = t;
+}
+
+static int
+mgr_ns_apply_create(const struct mgr_rec *r)
+{
+	struct mgr_inode *dir = mgr_ns_get(r->parent), *in;
+	uint32_t fmt = r->type == MGR_REC_MKDIR ? S_IFDIR : S_IFREG;
+	int rc;
+
+	if (dir == NULL || dir->dir == NULL)
+		return ENOTDIR;
+	if (r->ino <= NS_ROOT_INO || mgr_ns_get(r->ino) != NULL ||
+	    mgr_ns_lookup(dir, r->name, r->namelen) != NULL)
+		return EEXIST;
+	in = mgr_ns_inode_new(r->ino, fmt | (r->mode & 07777));
+	in->uid = r->uid;
+	in->gid = r->gid;
+	in->atime_ns = r->atime_ns;
+	in->mtime_ns = r->mtime_ns;
+	in->ctime_ns = r->ctime_ns;
+	in->mset_ns = r->mset_ns;
+	if (in->dir != NULL && r->next_cookie > 1)
+		in->dir->next_cookie = r->next_cookie;
+	if (in->dir == NULL)
+		in->dist = r->dist;
+	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0) {
+		mgr_ns_inode_free(in);
+		return rc;
+	}
+	mgr_ns_touch_parent(dir, r->time);
+	return 0;
+}
+
+static int
+mgr_ns_apply_remove(const struct mgr_rec *r)
+{
+	struct mgr_inode *dir = mgr_ns_get(r->parent), *in;
+	struct mgr_dirent *de;
+
+	if (dir == NULL || dir->dir == NULL)
+		return ENOTDIR;
+	if ((de = mgr_ns_lookup(dir, r->name, r->namelen)) == NULL)
+		return ENOENT;
+	in = de->inode;
+	if (r->ino != 0 && in->ino != r->ino)
+		return ESTALE;
+	if (r->type == MGR_REC_UNLINK && in->dir != NULL)
+		return EISDIR;
+	if (r->type == MGR_REC_RMDIR && in->dir == NULL)
+		return ENOTDIR;
+	if (r->type == MGR_REC_RMDIR && in->dir->nlive != 0)
+		return ENOTEMPTY;
+	mgr_ns_unlink(de);
+	mgr_ns_inode_free(in);
+	mgr_ns_touch_parent(dir, r->time);
+	return 0;
+}
+
+/* The POSIX rules are checked by the caller; what is checked again here
+ * keeps a bad record from breaking the tree during replay. */
+static int
+mgr_ns_rename_check(struct mgr_dirent *src, struct mgr_dirent *dst,
+    struct mgr_inode *to)
+{
+	struct mgr_inode *in = src->inode;
+
+	if (in->dir != NULL && mgr_ns_is_ancestor(in, to))
+		return EINVAL;
+	if (dst == NULL)
+		return 0;
+	if (in->dir != NULL && dst->inode->dir == NULL)
+		return ENOTDIR;
+	if (in->dir == NULL && dst->inode->dir != NULL)
+		return EISDIR;
+	if (dst->inode->dir != NULL && dst->inode->dir->nlive != 0)
+		return ENOTEMPTY;
+	return 0;
+}
+
+static int
+mgr_ns_apply_rename(const struct mgr_rec *r)
+{
+	struct mgr_inode *from = mgr_ns_get(r->parent), *to = mgr_ns_get(r->parent2);
+	struct mgr_dirent *src, *dst;
+	struct mgr_inode *in, *old;
+	int rc;
+
+	if (from == NULL || to == NULL || from->dir == NULL || to->dir == NULL)
+		return ENOTDIR;
+	if ((src = mgr_ns_lookup(from, r->name, r->namelen)) == NULL)
+		return ENOENT;
+	dst = mgr_ns_lookup(to, r->name2, r->namelen2);
+	if (dst != NULL && dst->inode == src->inode)
+		return 0;
+	if ((rc = mgr_ns_rename_check(src, dst, to)) != 0)
+		return rc;
+	in = src->inode;
+	if (dst != NULL) {
+		old = dst->inode;
+		mgr_ns_unlink(dst);
+		mgr_ns_inode_free(old);
+	}
+	mgr_ns_unlink(src);
+	if ((rc = mgr_ns_link(to, r->name2, r->namelen2, in, 0)) != 0)
+		fatal("rename: cannot relink inode %llu",
+		    (unsigned long long)in->ino);
+	mgr_ns_touch_parent(from, r->time);
+	mgr_ns_touch_parent(to, r->time);
+	if (r->time != 0)
+		in->ctime_ns = r->time;
+	return 0;
+}
+
+static int
+mgr_ns_apply_setattr(const struct mgr_rec *r)
+{
+	struct mgr_inode *in = mgr_ns_get(r->ino);
+
+	if (in == NULL)
+		return ENOENT;
+	if (r->mask & MGR_REC_MODE)
+		in->mode = (in->mode & S_IFMT) | (r->mode & 07777);
+	if (r->mask & MGR_REC_UID)
+		in->uid = r->uid;
+	if (r->mask & MGR_REC_GID)
+		in->gid = r->gid;
+	if (r->mask & MGR_REC_ATIME)
+		in->atime_ns = r->atime_ns;
+	if (r->mask & MGR_REC_MTIME) {
+		in->mtime_ns = r->mtime_ns;
+		in->mset_ns = r->ctime_ns; /* setattr records carry the op's time as ctime */
+	}
+	if (r->mask & MGR_REC_CTIME)
+		in->ctime_ns = r->ctime_ns;
+	return 0;
+}
+
+/* The one way the name space changes: 0 or an errno saying why the record
+ * does not fit the current tree. */
+int
+mgr_ns_apply(const struct mgr_rec *r)
+{
+	if (r->namelen > PVFS_NAME_MAX || r->namelen2 > PVFS_NAME_MAX)
+		return ENAMETOOLONG;
+	switch (r->type) {
+	case MGR_REC_CREATE:
+	case MGR_REC_MKDIR:
+		return mgr_ns_apply_create(r);
+	case MGR_REC_UNLINK:
+	case MGR_REC_RMDIR:
+		return mgr_ns_apply_remove(r);
+	case MGR_REC_RENAME:
+		return mgr_ns_apply_rename(r);
+	case MGR_REC_SETATTR:
+		return mgr_ns_apply_setattr(r);
+	}
+	return EINVAL;
+}
+
+/* ---- snapshot walk ---- */
+
+/* Breadth first over directories so every parent precedes its children;
+ * an explicit queue because renames allow trees deeper than any stack. */
+int
+mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg)
+{
+	struct mgr_inode **q = NULL, *dir;
+	size_t head = 0, tail = 0, cap = 0;
+	uint32_t i;
+	int rc = fn(ns_root, arg);
+
+	for (dir = ns_root; rc == 0 && dir != NULL;
+	    dir = head < tail ? q[head++] : NULL) {
+		for (i = 0; rc == 0 && i < dir->dir->nslots; i++) {
+			struct mgr_dirent *de = dir->dir->slots[i].de;
+
+			if (de == NULL)
+				continue;
+			if ((rc = fn(de->inode, arg)) != 0 || de->inode->dir == NULL)
+				continue;
+			if (tail == cap) {
+				cap = cap ? cap * 2 : 64;
+				if ((q = realloc(q, cap * sizeof(*q))) == NULL)
+					fatal("out of memory (snapshot queue)");
+			}
+			q[tail++] = de->inode;
+		}
+	}
+	free(q);
+	return rc;
+}

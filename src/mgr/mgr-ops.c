@@ -1,0 +1,695 @@
+/*
+ * mgr-ops.c - one handler per PVFS_MGR_* opcode.
+ *
+ * A handler checks everything first, then changes the name space only
+ * through mgr_journal_log(), and returns 0 or a positive errno.  Requests
+ * and replies live in static storage: the loop has one thread and a
+ * request is finished before the next is decoded.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mgr.h"
+
+#define OP_FFREE (1ull << 40) /* inode numbers are 64-bit and never reused */
+
+static union {
+	struct pvfs_none none;
+	struct pvfs_mgr_cred_req cred;
+	struct pvfs_mgr_open_req open;
+	struct pvfs_mgr_path_req path;
+	struct pvfs_mgr_getattr_req getattr;
+	struct pvfs_mgr_setattr_req setattr;
+	struct pvfs_mgr_truncate_req truncate;
+	struct pvfs_mgr_mode_req mode;
+	struct pvfs_mgr_rename_req rename;
+	struct pvfs_mgr_readdir_req readdir;
+} op_req;
+
+static union {
+	struct pvfs_none none;
+	struct pvfs_mgr_ping_rep ping;
+	struct pvfs_mgr_fsinfo_rep fsinfo;
+	struct pvfs_mgr_attrcap_rep ac;
+	struct pvfs_mgr_readdir_rep readdir;
+	struct pvfs_mgr_statfs_rep statfs;
+} op_rep;
+
+static struct pvfs_dirent_wire op_ents[PVFS_READDIR_MAX];
+static struct mgr_dirent *op_des[PVFS_READDIR_MAX];
+
+/* ---- helpers ---- */
+
+static void
+mgr_op_cap(const struct mgr_inode *in, uint32_t rights, struct pvfs_cap *cap)
+{
+	memset(cap, 0, sizeof(*cap));
+	cap->fsid = mgr.fsid;
+	cap->ino = in->ino;
+	cap->rights = rights;
+	cap->expiry = pvfs_now_ns() / 1000000000 + PVFS_CAP_LIFETIME;
+	if (in->dir == NULL)
+		cap->dist = in->dist;
+	pvfs_cap_sign(cap, mgr.key, mgr.keylen);
+}
+
+static int
+mgr_op_attrcap(const struct mgr_inode *in, uint32_t rights,
+    struct pvfs_mgr_attrcap_rep *rep)
+{
+	mgr_ns_attr(in, &rep->attr);
+	mgr_op_cap(in, rights, &rep->cap);
+	return 0;
+}
+
+/* Rights an open grants, by access mode; O_TRUNC adds WRITE because the
+ * client truncates the iods itself. */
+static uint32_t
+mgr_op_open_rights(uint32_t flags)
+{
+	static const uint32_t by_acc[] = {
+		PVFS_R_READ | PVFS_R_SIZE, PVFS_R_WRITE | PVFS_R_SIZE,
+		PVFS_R_READ | PVFS_R_WRITE | PVFS_R_SIZE, 0,
+	};
+	uint32_t r = by_acc[flags & PVFS_OF_ACCMODE];
+
+	return flags & PVFS_OF_TRUNC ? r | PVFS_R_WRITE : r;
+}
+
+static int
+mgr_op_open_want(uint32_t flags)
+{
+	uint32_t acc = flags & PVFS_OF_ACCMODE;
+	int want = 0;
+
+	if (acc == PVFS_OF_RDONLY || acc == PVFS_OF_RDWR)
+		want |= MGR_MAY_R;
+	if (acc == PVFS_OF_WRONLY || acc == PVFS_OF_RDWR || (flags & PVFS_OF_TRUNC))
+		want |= MGR_MAY_W;
+	return want;
+}
+
+/* New inodes take the caller's group, or the parent's if it is setgid. */
+static uint32_t
+mgr_op_new_gid(const struct pvfs_cred *cr, const struct mgr_inode *dir)
+{
+	return (dir->mode & S_ISGID) ? dir->gid : cr->gid;
+}
+
+static void
+mgr_op_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
+    int64_t now)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->parent = p->dir->ino;
+	r->name = p->name;
+	r->namelen = (uint16_t)p->namelen;
+	r->time = now;
+}
+
+/* Record new mtime and ctime, as a write or truncate makes them. */
+static void
+mgr_op_touch(const struct mgr_inode *in)
+{
+	struct mgr_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_SETATTR;
+	r.ino = in->ino;
+	r.mask = MGR_REC_MTIME | MGR_REC_CTIME;
+	r.mtime_ns = r.ctime_ns = pvfs_now_ns();
+	mgr_journal_log(&r);
+}
+
+/* ---- PING, FSINFO, STATFS ---- */
+
+static int
+mgr_op_ping(void *rq, void *rp)
+{
+	struct pvfs_mgr_ping_rep *rep = rp;
+
+	rep->version = PVFS_PROTO_VERSION;
+	rep->fsid = mgr.fsid;
+	rep->uptime_s = (uint64_t)(pvfs_mono_ms() - mgr.start_ms) / 1000;
+	return 0;
+}
+
+static int
+mgr_op_fsinfo(void *rq, void *rp)
+{
+	struct pvfs_mgr_fsinfo_rep *rep = rp;
+
+	rep->fsid = mgr.fsid;
+	rep->default_ssize = mgr.ssize;
+	rep->niods = mgr.niods;
+	rep->iods = mgr.iods;
+	return 0;
+}
+
+static int
+mgr_op_statfs(void *rq, void *rp)
+{
+	struct pvfs_mgr_statfs_rep *rep = rp;
+
+	rep->files = mgr_ns_count();
+	rep->ffree = OP_FFREE > rep->files ? OP_FFREE - rep->files : 0;
+	rep->namemax = PVFS_NAME_MAX;
+	return 0;
+}
+
+/* ---- OPEN ---- */
+
+/* Fill PVFS_DIST_DEFAULT fields and check the result against the iods. */
+static int
+mgr_op_dist(const struct pvfs_dist *want, uint64_t ino, struct pvfs_dist *d)
+{
+	if (mgr.niods == 0)
+		return ENOSPC;
+	d->ssize = want->ssize == PVFS_DIST_DEFAULT ? mgr.ssize : want->ssize;
+	d->pcount = want->pcount == PVFS_DIST_DEFAULT ? mgr.niods : want->pcount;
+	d->base = want->base == PVFS_DIST_DEFAULT ?
+	    (uint32_t)(ino % mgr.niods) : want->base;
+	if (d->base >= mgr.niods || d->pcount < 1 || d->pcount > mgr.niods)
+		return EINVAL;
+	if (d->ssize < PVFS_SSIZE_MIN || d->ssize > PVFS_SSIZE_MAX)
+		return EINVAL;
+	return 0;
+}
+
+static int
+mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
+    struct pvfs_mgr_attrcap_rep *rep)
+{
+	struct mgr_rec r;
+	int64_t now = pvfs_now_ns();
+	int rc;
+
+	if (!(q->flags & PVFS_OF_CREAT))
+		return ENOENT;
+	if (p->slash)
+		return EISDIR;
+	if (q->flags & PVFS_OF_DIRECTORY)
+		return EINVAL;
+	if (mgr_perm_check(&q->cred, p->dir, MGR_MAY_W | MGR_MAY_X) != 0)
+		return EACCES;
+	mgr_op_rec_new(&r, MGR_REC_CREATE, p, now);
+	r.ino = mgr_ns_next_ino();
+	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0)
+		return rc;
+	r.mode = q->mode & 07777;
+	r.uid = q->cred.uid;
+	r.gid = mgr_op_new_gid(&q->cred, p->dir);
+	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
+	mgr_journal_log(&r);
+	return mgr_op_attrcap(mgr_ns_get(r.ino), mgr_op_open_rights(q->flags), rep);
+}
+
+static int
+mgr_op_open_existing(const struct pvfs_mgr_open_req *q, struct mgr_inode *in,
+    struct pvfs_mgr_attrcap_rep *rep)
+{
+	uint32_t acc = q->flags & PVFS_OF_ACCMODE;
+
+	if ((q->flags & (PVFS_OF_CREAT | PVFS_OF_EXCL)) ==
+	    (PVFS_OF_CREAT | PVFS_OF_EXCL))
+		return EEXIST;
+	if (in->dir != NULL &&
+	    (acc != PVFS_OF_RDONLY || (q->flags & (PVFS_OF_TRUNC | PVFS_OF_CREAT))))
+		return EISDIR;
+	if (in->dir == NULL && (q->flags & PVFS_OF_DIRECTORY))
+		return ENOTDIR;
+	if (mgr_perm_check(&q->cred, in, mgr_op_open_want(q->flags)) != 0)
+		return EACCES;
+	if (q->flags & PVFS_OF_TRUNC)
+		mgr_op_touch(in);
+	return mgr_op_attrcap(in, mgr_op_open_rights(q->flags), rep);
+}
+
+static int
+mgr_op_open(void *rq, void *rp)
+{
+	struct pvfs_mgr_open_req *q = rq;
+	struct mgr_path p;
+	int rc;
+
+	if ((q->flags & ~PVFS_OF_ALL) ||
+	    (q->flags & PVFS_OF_ACCMODE) == PVFS_OF_ACCMODE)
+		return EINVAL;
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino == NULL)
+		return mgr_op_create(q, &p, rp);
+	return mgr_op_open_existing(q, p.ino, rp);
+}
+
+/* ---- STAT, GETATTR, ACCESS ---- */
+
+static int
+mgr_op_stat(void *rq, void *rp)
+{
+	struct pvfs_mgr_path_req *q = rq;
+	struct mgr_path p;
+	int rc;
+
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino == NULL)
+		return ENOENT;
+	return mgr_op_attrcap(p.ino, PVFS_R_SIZE, rp);
+}
+
+/* By inode: no path to search, but the rights asked for are checked
+ * against the mode as an open would check them. */
+static int
+mgr_op_getattr(void *rq, void *rp)
+{
+	struct pvfs_mgr_getattr_req *q = rq;
+	struct mgr_inode *in = mgr_ns_get(q->ino);
+	uint32_t rights = q->rights | PVFS_R_SIZE;
+	int want = 0;
+
+	if (in == NULL)
+		return ENOENT;
+	if (q->rights & ~PVFS_R_ALL)
+		return EINVAL;
+	if (q->rights & PVFS_R_REMOVE)
+		return EACCES; /* only the mgr's own unlink/rename grant it */
+	if (rights & PVFS_R_READ)
+		want |= MGR_MAY_R;
+	if (rights & PVFS_R_WRITE)
+		want |= MGR_MAY_W;
+	if (in->dir != NULL && (rights & PVFS_R_WRITE))
+		return EISDIR;
+	if (mgr_perm_check(&q->cred, in, want) != 0)
+		return EACCES;
+	return mgr_op_attrcap(in, rights, rp);
+}
+
+static int
+mgr_op_access(void *rq, void *rp)
+{
+	struct pvfs_mgr_mode_req *q = rq;
+	struct mgr_path p;
+	int rc;
+
+	if (q->mode & ~(uint32_t)(R_OK | W_OK | X_OK))
+		return EINVAL;
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino == NULL)
+		return ENOENT;
+	/* R_OK, W_OK, X_OK have the values of MGR_MAY_R, _W, _X. */
+	return mgr_perm_check(&q->cred, p.ino, (int)q->mode);
+}
+
+/* ---- SETATTR, TRUNCATE ---- */
+
+static int
+mgr_op_setattr_target(struct pvfs_mgr_setattr_req *q, struct mgr_inode **in)
+{
+	struct mgr_path p;
+	int rc;
+
+	if (q->ino != 0) {
+		*in = mgr_ns_get(q->ino);
+		return *in != NULL ? 0 : ENOENT;
+	}
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	*in = p.ino;
+	return p.ino != NULL ? 0 : ENOENT;
+}
+
+/* chmod and chown: the new mode, uid and gid into r, or why not. */
+static int
+mgr_op_setattr_owner(const struct pvfs_mgr_setattr_req *q,
+    const struct mgr_inode *in, struct mgr_rec *r)
+{
+	const struct pvfs_cred *cr = &q->cred;
+
+	r->mode = in->mode & 07777;
+	if (q->mask & PVFS_SA_MODE) {
+		if (!mgr_perm_owner(cr, in))
+			return EPERM;
+		r->mode = q->mode & 07777;
+		if (cr->uid != 0 && !mgr_perm_in_group(cr, in->gid))
+			r->mode &= ~(uint32_t)S_ISGID;
+		r->mask |= MGR_REC_MODE;
+	}
+	if ((q->mask & PVFS_SA_UID) && cr->uid != 0 &&
+	    (cr->uid != in->uid || q->uid != in->uid))
+		return EPERM;
+	if ((q->mask & PVFS_SA_GID) && cr->uid != 0 && (cr->uid != in->uid ||
+	    (q->gid != in->gid && !mgr_perm_in_group(cr, q->gid))))
+		return EPERM;
+	r->uid = q->uid;
+	r->gid = q->gid;
+	if (q->mask & PVFS_SA_UID)
+		r->mask |= MGR_REC_UID;
+	if (q->mask & PVFS_SA_GID)
+		r->mask |= MGR_REC_GID;
+	if ((q->mask & (PVFS_SA_UID | PVFS_SA_GID)) && in->dir == NULL) {
+		/* A new owner must not inherit set-id powers. */
+		r->mode &= ~(uint32_t)S_ISUID;
+		if (r->mode & S_IXGRP)
+			r->mode &= ~(uint32_t)S_ISGID;
+		r->mask |= MGR_REC_MODE;
+	}
+	return 0;
+}
+
+/* utimes: a given time needs ownership, "now" needs write permission. */
+static int
+mgr_op_setattr_times(const struct pvfs_mgr_setattr_req *q,
+    const struct mgr_inode *in, int64_t now, struct mgr_rec *r)
+{
+	uint32_t now_bits = PVFS_SA_ATIME_NOW | PVFS_SA_MTIME_NOW;
+	uint32_t given = q->mask & (PVFS_SA_ATIME | PVFS_SA_MTIME);
+
+	given &= ~((q->mask & now_bits) >> 2); /* NOW wins over a value */
+	if (given && !mgr_perm_owner(&q->cred, in))
+		return EPERM;
+	if ((q->mask & now_bits) && !mgr_perm_owner(&q->cred, in) &&
+	    mgr_perm_check(&q->cred, in, MGR_MAY_W) != 0)
+		return EACCES;
+	if (q->mask & (PVFS_SA_ATIME | PVFS_SA_ATIME_NOW)) {
+		r->mask |= MGR_REC_ATIME;
+		r->atime_ns = (q->mask & PVFS_SA_ATIME_NOW) ? now : q->atime_ns;
+	}
+	if (q->mask & (PVFS_SA_MTIME | PVFS_SA_MTIME_NOW)) {
+		r->mask |= MGR_REC_MTIME;
+		r->mtime_ns = (q->mask & PVFS_SA_MTIME_NOW) ? now : q->mtime_ns;
+	}
+	return 0;
+}
+
+static int
+mgr_op_setattr(void *rq, void *rp)
+{
+	struct pvfs_mgr_setattr_req *q = rq;
+	struct mgr_inode *in;
+	struct mgr_rec r;
+	int64_t now = pvfs_now_ns();
+	int rc;
+
+	if (q->mask & ~PVFS_SA_ALL)
+		return EINVAL;
+	if ((rc = mgr_op_setattr_target(q, &in)) != 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_SETATTR;
+	r.ino = in->ino;
+	if ((rc = mgr_op_setattr_owner(q, in, &r)) != 0 ||
+	    (rc = mgr_op_setattr_times(q, in, now, &r)) != 0)
+		return rc;
+	if (r.mask != 0) {
+		r.mask |= MGR_REC_CTIME;
+		r.ctime_ns = now;
+		mgr_journal_log(&r);
+	}
+	return mgr_op_attrcap(in, PVFS_R_SIZE, rp);
+}
+
+static int
+mgr_op_truncate(void *rq, void *rp)
+{
+	struct pvfs_mgr_truncate_req *q = rq;
+	struct mgr_path p;
+	int rc;
+
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino == NULL)
+		return ENOENT;
+	if (p.ino->dir != NULL)
+		return EISDIR;
+	if (q->length > (uint64_t)INT64_MAX)
+		return EINVAL;
+	if (mgr_perm_check(&q->cred, p.ino, MGR_MAY_W) != 0)
+		return EACCES;
+	mgr_op_touch(p.ino);
+	return mgr_op_attrcap(p.ino, PVFS_R_WRITE | PVFS_R_SIZE, rp);
+}
+
+/* ---- UNLINK, MKDIR, RMDIR ---- */
+
+static int
+mgr_op_unlink(void *rq, void *rp)
+{
+	struct pvfs_mgr_path_req *q = rq;
+	struct pvfs_mgr_attrcap_rep *rep = rp;
+	struct mgr_path p;
+	struct mgr_rec r;
+	int rc;
+
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino == NULL)
+		return ENOENT;
+	if (p.ino->dir != NULL)
+		return EISDIR;
+	if ((rc = mgr_perm_delete(&q->cred, p.dir, p.ino)) != 0)
+		return rc;
+	/* The inode is gone after the record applies: describe it first. */
+	mgr_op_attrcap(p.ino, PVFS_R_REMOVE, rep);
+	rep->attr.nlink = 0;
+	mgr_op_rec_new(&r, MGR_REC_UNLINK, &p, pvfs_now_ns());
+	r.ino = p.ino->ino;
+	mgr_journal_log(&r);
+	return 0;
+}
+
+static int
+mgr_op_mkdir(void *rq, void *rp)
+{
+	struct pvfs_mgr_mode_req *q = rq;
+	struct mgr_path p;
+	struct mgr_rec r;
+	int64_t now = pvfs_now_ns();
+	int rc;
+
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino != NULL)
+		return EEXIST;
+	if (mgr_perm_check(&q->cred, p.dir, MGR_MAY_W | MGR_MAY_X) != 0)
+		return EACCES;
+	mgr_op_rec_new(&r, MGR_REC_MKDIR, &p, now);
+	r.ino = mgr_ns_next_ino();
+	r.mode = (q->mode & 01777) | (p.dir->mode & S_ISGID);
+	r.uid = q->cred.uid;
+	r.gid = mgr_op_new_gid(&q->cred, p.dir);
+	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
+	r.next_cookie = 1;
+	mgr_journal_log(&r);
+	return mgr_op_attrcap(mgr_ns_get(r.ino), PVFS_R_SIZE, rp);
+}
+
+static int
+mgr_op_rmdir(void *rq, void *rp)
+{
+	struct pvfs_mgr_path_req *q = rq;
+	struct mgr_path p;
+	struct mgr_rec r;
+	int rc;
+
+	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino == NULL)
+		return ENOENT;
+	if (p.ino->dir == NULL)
+		return ENOTDIR;
+	if (p.ino == mgr_ns_root())
+		return EBUSY;
+	if (p.special) /* "." is EINVAL; ".." names a non-empty directory */
+		return p.namelen == 1 ? EINVAL : ENOTEMPTY;
+	if ((rc = mgr_perm_delete(&q->cred, p.dir, p.ino)) != 0)
+		return rc;
+	if (p.ino->dir->nlive != 0)
+		return ENOTEMPTY;
+	mgr_op_rec_new(&r, MGR_REC_RMDIR, &p, pvfs_now_ns());
+	r.ino = p.ino->ino;
+	mgr_journal_log(&r);
+	return 0;
+}
+
+/* ---- RENAME ---- */
+
+/* The POSIX shape rules, before any permission. */
+static int
+mgr_op_rename_shape(const struct mgr_path *s, const struct mgr_path *d)
+{
+	if (s->ino == NULL)
+		return ENOENT;
+	if (s->special || d->special)
+		return EBUSY; /* "/", "." or ".." at either end */
+	if (s->ino->dir != NULL) {
+		if (d->ino != NULL && d->ino->dir == NULL)
+			return ENOTDIR;
+		if (mgr_ns_is_ancestor(s->ino, d->dir))
+			return EINVAL; /* into its own subtree */
+		return 0;
+	}
+	if (d->ino == NULL && d->slash)
+		return ENOTDIR;
+	if (d->ino != NULL && d->ino->dir != NULL)
+		return EISDIR;
+	return 0;
+}
+
+static int
+mgr_op_rename_perm(const struct pvfs_cred *cr, const struct mgr_path *s,
+    const struct mgr_path *d)
+{
+	int rc;
+
+	if ((rc = mgr_perm_delete(cr, s->dir, s->ino)) != 0)
+		return rc;
+	if (d->ino != NULL && (rc = mgr_perm_delete(cr, d->dir, d->ino)) != 0)
+		return rc;
+	if (d->ino == NULL &&
+	    mgr_perm_check(cr, d->dir, MGR_MAY_W | MGR_MAY_X) != 0)
+		return EACCES;
+	/* A directory changing parent has its ".." rewritten. */
+	if (s->ino->dir != NULL && s->dir != d->dir &&
+	    mgr_perm_check(cr, s->ino, MGR_MAY_W) != 0)
+		return EACCES;
+	return 0;
+}
+
+static int
+mgr_op_rename(void *rq, void *rp)
+{
+	struct pvfs_mgr_rename_req *q = rq;
+	struct pvfs_mgr_attrcap_rep *rep = rp;
+	struct mgr_path s, d;
+	struct mgr_rec r;
+	int rc;
+
+	if ((rc = mgr_ns_resolve(&q->cred, q->from, &s)) != 0 ||
+	    (rc = mgr_ns_resolve(&q->cred, q->to, &d)) != 0)
+		return rc;
+	if (s.ino != NULL && s.ino == d.ino && !s.special && !d.special)
+		return mgr_op_attrcap(s.ino, PVFS_R_SIZE, rep); /* no-op */
+	if ((rc = mgr_op_rename_shape(&s, &d)) != 0 ||
+	    (rc = mgr_op_rename_perm(&q->cred, &s, &d)) != 0)
+		return rc;
+	if (d.ino != NULL && d.ino->dir != NULL && d.ino->dir->nlive != 0)
+		return ENOTEMPTY;
+	/* A replaced file's last name goes away: the client removes its
+	 * stripes with this capability. */
+	if (d.ino != NULL && d.ino->dir == NULL)
+		mgr_op_cap(d.ino, PVFS_R_REMOVE, &rep->cap);
+	else
+		mgr_op_cap(s.ino, PVFS_R_SIZE, &rep->cap);
+	mgr_op_rec_new(&r, MGR_REC_RENAME, &s, pvfs_now_ns());
+	r.parent2 = d.dir->ino;
+	r.name2 = d.name;
+	r.namelen2 = (uint16_t)d.namelen;
+	mgr_journal_log(&r);
+	mgr_ns_attr(s.ino, &rep->attr);
+	return 0;
+}
+
+/* ---- READDIR ---- */
+
+/* "." and ".." are not sent: the client makes them up. */
+static int
+mgr_op_readdir(void *rq, void *rp)
+{
+	struct pvfs_mgr_readdir_req *q = rq;
+	struct pvfs_mgr_readdir_rep *rep = rp;
+	struct mgr_inode *in = mgr_ns_get(q->ino);
+	uint32_t i, max = q->max;
+	int eof;
+
+	if (in == NULL)
+		return ENOENT;
+	if (in->dir == NULL)
+		return ENOTDIR;
+	if (mgr_perm_check(&q->cred, in, MGR_MAY_R) != 0)
+		return EACCES;
+	if (max == 0 || max > PVFS_READDIR_MAX)
+		max = PVFS_READDIR_MAX;
+	rep->n = mgr_ns_readdir(in, q->cookie, op_des, max, &eof);
+	rep->eof = (uint8_t)eof;
+	rep->ents = op_ents;
+	for (i = 0; i < rep->n; i++) {
+		op_ents[i].ino = op_des[i]->inode->ino;
+		op_ents[i].cookie = op_des[i]->cookie;
+		op_ents[i].type = op_des[i]->inode->dir ? DT_DIR : DT_REG;
+		memcpy(op_ents[i].name, op_des[i]->name, op_des[i]->namelen + 1u);
+	}
+	return 0;
+}
+
+/* ---- dispatch ---- */
+
+typedef int (*op_fn)(void *req, void *rep);
+
+static const struct {
+	op_fn fn;
+	int cred; /* the request starts with a struct pvfs_cred */
+} op_table[PVFS_MGR_OP_END - PVFS_MGR_PING] = {
+	[PVFS_MGR_PING - PVFS_MGR_PING] = { mgr_op_ping, 0 },
+	[PVFS_MGR_FSINFO - PVFS_MGR_PING] = { mgr_op_fsinfo, 1 },
+	[PVFS_MGR_OPEN - PVFS_MGR_PING] = { mgr_op_open, 1 },
+	[PVFS_MGR_STAT - PVFS_MGR_PING] = { mgr_op_stat, 1 },
+	[PVFS_MGR_GETATTR - PVFS_MGR_PING] = { mgr_op_getattr, 1 },
+	[PVFS_MGR_SETATTR - PVFS_MGR_PING] = { mgr_op_setattr, 1 },
+	[PVFS_MGR_TRUNCATE - PVFS_MGR_PING] = { mgr_op_truncate, 1 },
+	[PVFS_MGR_UNLINK - PVFS_MGR_PING] = { mgr_op_unlink, 1 },
+	[PVFS_MGR_MKDIR - PVFS_MGR_PING] = { mgr_op_mkdir, 1 },
+	[PVFS_MGR_RMDIR - PVFS_MGR_PING] = { mgr_op_rmdir, 1 },
+	[PVFS_MGR_RENAME - PVFS_MGR_PING] = { mgr_op_rename, 1 },
+	[PVFS_MGR_READDIR - PVFS_MGR_PING] = { mgr_op_readdir, 1 },
+	[PVFS_MGR_ACCESS - PVFS_MGR_PING] = { mgr_op_access, 1 },
+	[PVFS_MGR_STATFS - PVFS_MGR_PING] = { mgr_op_statfs, 1 },
+};
+
+void
+mgr_op_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++) {
+		uint16_t op = (uint16_t)(PVFS_MGR_PING + i);
+
+		if (op_table[i].fn == NULL || pvfs_msg_size(op, 0) > sizeof(op_req) ||
+		    pvfs_msg_size(op, 1) > sizeof(op_rep))
+			fatal("bug: %s has no handler or too big a body",
+			    pvfs_op_name(op));
+	}
+}
+
+int
+mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
+    const uint8_t *body)
+{
+	uint16_t op = h->op;
+	int status;
+
+	if (op < PVFS_MGR_PING || op >= PVFS_MGR_OP_END) {
+		log_debug("%s: unknown opcode 0x%x", c->peer, op);
+		mgr_conn_reply(c, op, h->reqid, ENOSYS, NULL);
+		return 0;
+	}
+	memset(&op_req, 0, pvfs_msg_size(op, 0));
+	if (pvfs_msg_decode(op, 0, body, h->body_len, &op_req) != 0) {
+		log_info("%s: malformed %s request", c->peer, pvfs_op_name(op));
+		mgr_conn_reply(c, op, h->reqid, EPROTO, NULL);
+		return -1;
+	}
+	if (op_table[op - PVFS_MGR_PING].cred)
+		mgr_perm_squash(&op_req.cred.cred);
+	memset(&op_rep, 0, sizeof(op_rep));
+	status = op_table[op - PVFS_MGR_PING].fn(&op_req, &op_rep);
+	mgr_conn_reply(c, op, h->reqid, status, &op_rep);
+	pvfs_msg_free(op, 0, &op_req);
+	log_debug("%s: %s -> %d", c->peer, pvfs_op_name(op), status);
+	return 0;
+}

@@ -1,0 +1,321 @@
+/*
+ * mgr.c - pvfs-mgr, the metadata manager: options, start-up, the loop.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mgr.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+#define MGR_DEFAULT_METADIR "/var/lib/pvfs/meta"
+#define MGR_DEFAULT_LISTEN "0.0.0.0:3000"
+#define MGR_JOURNAL_MAX (64ull << 20)
+#define MGR_IODTAB_MAX (1u << 20)
+
+struct mgr_server mgr;
+
+static struct {
+	int foreground;
+	const char *metadir, *listen, *iodtab, *keyfile;
+	const char *pidfile, *portfile, *logfile;
+	enum pvfs_log_level level;
+} opt = {
+	.metadir = MGR_DEFAULT_METADIR,
+	.listen = MGR_DEFAULT_LISTEN,
+	.level = PVFS_LOG_INFO,
+};
+
+enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE };
+
+static const struct option mgr_longopts[] = {
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "metadir", required_argument, NULL, 'd' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "iodtab", required_argument, NULL, 't' },
+	{ "keyfile", required_argument, NULL, 'k' },
+	{ "pidfile", required_argument, NULL, 'p' },
+	{ "port-file", required_argument, NULL, OPT_PORT_FILE },
+	{ "logfile", required_argument, NULL, 'L' },
+	{ "log-level", required_argument, NULL, 'v' },
+	{ "root-squash", no_argument, NULL, OPT_ROOT_SQUASH },
+	{ "ssize", required_argument, NULL, OPT_SSIZE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+mgr_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: pvfs-mgr [-f] [-d METADIR] [-l HOST:PORT] [-t IODTAB] [-k KEYFILE]\n"
+	    "                [-p PIDFILE] [--port-file FILE] [-L LOGFILE] [-v LEVEL]\n"
+	    "                [--root-squash] [--ssize N]\n"
+	    "\n"
+	    "The PVFS metadata manager: owns the name space, permissions and file\n"
+	    "distributions, and issues the capabilities the iods check.\n"
+	    "\n"
+	    "  -f, --foreground     stay in the foreground, log to stderr\n"
+	    "  -d, --metadir DIR    metadata directory (default %s)\n"
+	    "  -l, --listen H:P     listen address (default %s; port 0: ephemeral)\n"
+	    "  -t, --iodtab FILE    ordered iod table, one host:port per line\n"
+	    "                       (default METADIR/iodtab)\n"
+	    "  -k, --keyfile FILE   secret shared with the iods (default\n"
+	    "                       METADIR/secret, created if missing)\n"
+	    "  -p, --pidfile FILE   write the daemon's pid here\n"
+	    "      --port-file FILE write the bound port here once ready\n"
+	    "  -L, --logfile FILE   log here (default: stderr with -f, else syslog)\n"
+	    "  -v, --log-level L    error, warn, info (default) or debug\n"
+	    "      --root-squash    treat a client's uid 0 as nobody (65534)\n"
+	    "      --ssize N        default stripe size (default %d)\n"
+	    "  -h, --help           show this help\n"
+	    "  -V, --version        show the version\n"
+	    "\n"
+	    "Environment: PVFS_MGR_JOURNAL_MAX=BYTES checkpoints the journal once it\n"
+	    "passes BYTES (default 64 MiB).\n",
+	    MGR_DEFAULT_METADIR, MGR_DEFAULT_LISTEN, PVFS_DEFAULT_SSIZE);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+mgr_bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pvfs-mgr: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'pvfs-mgr --help'.\n");
+	exit(2);
+}
+
+static uint32_t
+mgr_parse_ssize(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < PVFS_SSIZE_MIN ||
+	    v > PVFS_SSIZE_MAX)
+		mgr_bad_usage("bad stripe size: %s", s);
+	return (uint32_t)v;
+}
+
+static void
+mgr_options(int argc, char **argv)
+{
+	int ch;
+
+	mgr.ssize = PVFS_DEFAULT_SSIZE;
+	while ((ch = getopt_long(argc, argv, "fd:l:t:k:p:L:v:hV", mgr_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'f': opt.foreground = 1; break;
+		case 'd': opt.metadir = optarg; break;
+		case 'l': opt.listen = optarg; break;
+		case 't': opt.iodtab = optarg; break;
+		case 'k': opt.keyfile = optarg; break;
+		case 'p': opt.pidfile = optarg; break;
+		case 'L': opt.logfile = optarg; break;
+		case OPT_PORT_FILE: opt.portfile = optarg; break;
+		case OPT_ROOT_SQUASH: mgr.root_squash = 1; break;
+		case OPT_SSIZE: mgr.ssize = mgr_parse_ssize(optarg); break;
+		case 'v':
+			if (pvfs_log_level_parse(optarg, &opt.level) != 0)
+				mgr_bad_usage("bad log level: %s", optarg);
+			break;
+		case 'h': mgr_usage(stdout); exit(0);
+		case 'V': printf("pvfs-mgr %s\n", PACKAGE_VERSION); exit(0);
+		default: mgr_bad_usage("bad option");
+		}
+	}
+	if (optind != argc)
+		mgr_bad_usage("unexpected argument: %s", argv[optind]);
+}
+
+/* A path in the metadata directory unless the user named one. */
+static char *
+mgr_meta_path(const char *given, const char *name)
+{
+	char *p;
+
+	if (given != NULL)
+		p = strdup(given);
+	else if (asprintf(&p, "%s/%s", mgr.metadir, name) == -1)
+		p = NULL;
+	if (p == NULL)
+		fatal("out of memory");
+	return p;
+}
+
+static void
+mgr_setup_dir(void)
+{
+	char *abs;
+
+	if (pvfs_mkdir_p(opt.metadir, 0700) != 0)
+		fatal("%s: %s", opt.metadir, strerror(errno));
+	/* Absolute, so nothing depends on the working directory. */
+	if ((abs = realpath(opt.metadir, NULL)) == NULL)
+		fatal("%s: %s", opt.metadir, strerror(errno));
+	mgr.metadir = abs;
+}
+
+static void
+mgr_load_key(void)
+{
+	char *path = mgr_meta_path(opt.keyfile, "secret"), *cause = NULL;
+
+	if (pvfs_key_create(path, &cause) != 0 ||
+	    pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
+		fatal("%s", cause != NULL ? cause : path);
+	free(path);
+}
+
+static void
+mgr_load_iodtab(void)
+{
+	char *path = mgr_meta_path(opt.iodtab, "iodtab"), *text, *cause = NULL;
+	int n;
+
+	if ((text = pvfs_read_small_file(path, MGR_IODTAB_MAX, NULL)) == NULL)
+		fatal("%s: %s", path, strerror(errno));
+	if ((n = pvfs_iodtab_parse(text, path, &mgr.iods, &cause)) < 0)
+		fatal("%s", cause != NULL ? cause : path);
+	if (n == 0)
+		fatal("%s: no iods", path);
+	mgr.niods = (uint32_t)n;
+	log_info("%s: %d iods", path, n);
+	free(text);
+	free(path);
+}
+
+static void
+mgr_journal_limit(void)
+{
+	const char *s = getenv("PVFS_MGR_JOURNAL_MAX");
+	char *end;
+	unsigned long long v;
+
+	mgr.journal_max = MGR_JOURNAL_MAX;
+	if (s == NULL || *s == '\0')
+		return;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v == 0)
+		fatal("PVFS_MGR_JOURNAL_MAX: not a byte count: %s", s);
+	mgr.journal_max = v;
+}
+
+static int
+mgr_listen(void)
+{
+	char host[PVFS_HOST_MAX + 1], text[16];
+	uint16_t port, bound = 0;
+	int fd;
+
+	if (pvfs_net_parse_addr(opt.listen, host, sizeof(host), &port,
+	    PVFS_DEFAULT_MGR_PORT) != 0)
+		fatal("bad listen address: %s", opt.listen);
+	if ((fd = pvfs_net_listen(host, port, &bound)) == -1)
+		fatal("listen on %s: %s", opt.listen, strerror(errno));
+	log_info("listening on %s port %u", host, bound);
+	snprintf(text, sizeof(text), "%u", bound);
+	mgr.bound_port = strdup(text);
+	return fd;
+}
+
+static void
+mgr_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	log_info("signal %d: shutting down", w->signum);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void
+mgr_write_files(void)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (opt.pidfile != NULL && pvfs_write_file_atomic(opt.pidfile, pid) != 0)
+		fatal("%s: %s", opt.pidfile, strerror(errno));
+	if (opt.portfile != NULL &&
+	    pvfs_write_file_atomic(opt.portfile, mgr.bound_port) != 0)
+		fatal("%s: %s", opt.portfile, strerror(errno));
+}
+
+static void
+mgr_shutdown(void)
+{
+	mgr_journal_commit();
+	mgr_conn_close_all();
+	mgr_journal_close();
+	if (opt.pidfile != NULL)
+		unlink(opt.pidfile);
+	if (opt.portfile != NULL)
+		unlink(opt.portfile);
+	mgr_ns_free();
+	free(mgr.iods);
+	free(mgr.bound_port);
+	free((char *)mgr.metadir);
+	ev_loop_destroy(mgr.loop);
+	log_info("stopped");
+}
+
+int
+main(int argc, char **argv)
+{
+	ev_signal sigterm, sigint;
+	int lfd;
+
+	mgr_options(argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+	if (pvfs_log_open("pvfs-mgr", opt.logfile, opt.level) != 0)
+		fatal("%s: %s", opt.logfile, strerror(errno));
+	mgr.start_ms = pvfs_mono_ms();
+	mgr_journal_limit();
+	mgr_setup_dir();
+	mgr_load_key();
+	mgr_load_iodtab();
+	mgr_op_init();
+	mgr_journal_open(mgr.metadir);
+	mgr.fsid = mgr_journal_fsid();
+	lfd = mgr_listen();
+	if (!opt.foreground) {
+		if (pvfs_daemonize() != 0)
+			fatal("daemonize: %s", strerror(errno));
+		if (opt.logfile == NULL)
+			pvfs_log_open("pvfs-mgr", "syslog", opt.level);
+	}
+	if ((mgr.loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
+		fatal("cannot start the event loop");
+	ev_signal_init(&sigterm, mgr_signal_cb, SIGTERM);
+	ev_signal_init(&sigint, mgr_signal_cb, SIGINT);
+	ev_signal_start(mgr.loop, &sigterm);
+	ev_signal_start(mgr.loop, &sigint);
+	mgr_conn_listen(lfd);
+	mgr_journal_start(mgr.loop);
+	mgr_write_files();
+	log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
+	ev_run(mgr.loop, 0);
+	mgr_shutdown();
+	return 0;
+}

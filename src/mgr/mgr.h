@@ -1,0 +1,214 @@
+/*
+ * mgr.h - the metadata manager's one internal header, grouped by the source
+ * file that implements each part.
+ */
+#ifndef PVFS_MGR_H
+#define PVFS_MGR_H
+
+#include <sys/queue.h>
+#include <ev.h>
+
+#include "common.h"
+
+/* ---- mgr.c: options, start-up, the loop ---- */
+struct mgr_server {
+	struct ev_loop *loop;
+	const char *metadir;
+	uint64_t fsid;
+	uint8_t key[64]; /* shared with the iods; signs capabilities */
+	size_t keylen;
+	struct pvfs_iod_addr *iods; /* ordered iod table */
+	uint32_t niods;
+	uint32_t ssize;  /* default stripe size */
+	int root_squash;
+	int64_t start_ms;
+	uint64_t journal_max; /* checkpoint once the journal passes this */
+	char *bound_port;     /* the port we listen on, as text */
+};
+extern struct mgr_server mgr;
+
+/* ---- mgr-conn.c: connections ---- */
+enum mgr_conn_state {
+	MGR_CONN_HDR,   /* waiting for a whole frame header */
+	MGR_CONN_BODY,  /* header checked, waiting for body_len bytes */
+	MGR_CONN_FULL,  /* too much output queued: not reading until it drains */
+	MGR_CONN_DRAIN, /* error or EOF: send what is queued, then close */
+};
+
+struct mgr_conn {
+	int fd;
+	enum mgr_conn_state state;
+	ev_io rio, wio;
+	char peer[64];
+	struct pvfs_hdr hdr;  /* the frame being read (state BODY) */
+	uint8_t *in;          /* received bytes: in[in_off .. in_len) unparsed */
+	size_t in_off, in_len, in_cap;
+	struct pvfs_buf out;  /* encoded replies; out.off = bytes sent */
+	size_t out_ok;        /* replies below this offset are durable */
+	int held;             /* on the list of connections waiting for a commit */
+	int ready;            /* on the list of connections with input to parse */
+	uint64_t nreq;
+	int eof;              /* the peer sent everything it will send */
+	int why_error;        /* DRAIN: log the close as an error */
+	const char *why;      /* DRAIN: why the connection will close */
+	TAILQ_ENTRY(mgr_conn) entry;       /* all connections */
+	TAILQ_ENTRY(mgr_conn) held_entry;  /* waiting for the journal */
+	TAILQ_ENTRY(mgr_conn) ready_entry; /* to be driven from the idle watcher */
+};
+
+void mgr_conn_listen(int lfd);
+/* Queue a reply; it leaves only once every journal record before it is
+ * durable. */
+void mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid,
+    int status, const void *rep);
+/* The journal reached the disk: send every reply held until now. */
+void mgr_conn_release_all(void);
+void mgr_conn_close_all(void);
+
+/* ---- mgr-ops.c: one handler per opcode ---- */
+/* Handle one request frame; -1 if the body did not decode (the caller
+ * closes the connection after the error reply). */
+int mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
+    const uint8_t *body);
+void mgr_op_init(void);
+
+/* ---- mgr-ns.c: the in-memory name space ---- */
+struct mgr_inode;
+
+/* One name in a directory; every inode has exactly one (no hard links),
+ * except the root which has none. */
+struct mgr_dirent {
+	struct mgr_dirent *hnext;  /* (parent, name) hash chain */
+	struct mgr_inode *parent;
+	struct mgr_inode *inode;
+	uint64_t cookie;           /* position in the parent, never reused */
+	uint32_t slot;             /* index in parent's slot array */
+	uint32_t hash;
+	uint16_t namelen;
+	char name[];               /* NUL-terminated */
+};
+
+/* A directory's entries in insertion order, so cookies ascend and readdir
+ * resumes by binary search.  Removed entries leave a NULL hole until the
+ * array is compacted. */
+struct mgr_dirslot {
+	uint64_t cookie;
+	struct mgr_dirent *de;
+};
+struct mgr_dir {
+	struct mgr_dirslot *slots;
+	uint32_t nslots, cap;
+	uint32_t nlive;       /* entries */
+	uint32_t nsubdirs;
+	uint64_t next_cookie;
+};
+
+struct mgr_inode {
+	struct mgr_inode *hnext; /* inode hash chain */
+	uint64_t ino;
+	uint32_t mode, uid, gid;
+	int64_t atime_ns, mtime_ns, ctime_ns;
+	int64_t mset_ns;         /* when mtime was last set here (attr.mtime_set_ns) */
+	struct pvfs_dist dist;   /* files only */
+	struct mgr_dirent *de;   /* our name; NULL for the root */
+	struct mgr_dir *dir;     /* directories only */
+};
+
+/* A resolved path: the directory holding the last component and what that
+ * component names (NULL if missing). */
+struct mgr_path {
+	struct mgr_inode *dir;
+	struct mgr_inode *ino;
+	struct mgr_dirent *de;   /* ino's entry, NULL when special */
+	const char *name;        /* last component, not NUL-terminated */
+	size_t namelen;
+	int special;             /* "/" or last component "." or ".." */
+	int slash;               /* trailing slash */
+};
+
+/* A journal record: every input of one mutation.  Live requests and replay
+ * both go through mgr_ns_apply() with one of these. */
+enum mgr_rec_type {
+	MGR_REC_CREATE = 1,
+	MGR_REC_MKDIR,
+	MGR_REC_UNLINK,
+	MGR_REC_RMDIR,
+	MGR_REC_RENAME,
+	MGR_REC_SETATTR,
+	MGR_REC_END,  /* snapshot trailer */
+};
+#define MGR_REC_MODE 0x1u
+#define MGR_REC_UID 0x2u
+#define MGR_REC_GID 0x4u
+#define MGR_REC_ATIME 0x8u
+#define MGR_REC_MTIME 0x10u
+#define MGR_REC_CTIME 0x20u
+#define MGR_REC_ALL 0x3fu
+
+struct mgr_rec {
+	uint8_t type;
+	uint64_t parent, parent2; /* parent2: RENAME destination directory */
+	uint64_t ino;             /* CREATE/MKDIR/SETATTR; UNLINK/RMDIR check */
+	uint64_t cookie;          /* 0: next in parent (snapshots keep theirs) */
+	uint64_t next_cookie;     /* MKDIR: the new directory's counter */
+	uint32_t mask;            /* SETATTR: MGR_REC_* */
+	uint32_t mode, uid, gid;
+	int64_t atime_ns, mtime_ns, ctime_ns;
+	int64_t mset_ns;          /* CREATE/MKDIR: when mtime was last set */
+	struct pvfs_dist dist;
+	int64_t time;             /* parents' new mtime/ctime; 0 = leave */
+	const char *name, *name2;
+	uint16_t namelen, namelen2;
+};
+
+void mgr_ns_init(void);
+void mgr_ns_free(void);
+struct mgr_inode *mgr_ns_root(void);
+struct mgr_inode *mgr_ns_get(uint64_t ino);
+struct mgr_dirent *mgr_ns_lookup(const struct mgr_inode *dir,
+    const char *name, size_t len);
+int mgr_ns_resolve(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p);
+struct mgr_inode *mgr_ns_parent(const struct mgr_inode *in);
+int mgr_ns_is_ancestor(const struct mgr_inode *a, const struct mgr_inode *b);
+uint64_t mgr_ns_next_ino(void);
+void mgr_ns_set_next_ino(uint64_t ino);
+uint64_t mgr_ns_count(void);
+void mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a);
+int mgr_ns_apply(const struct mgr_rec *r);
+/* Entries of dir after cookie; *eof set when none is left after them. */
+uint32_t mgr_ns_readdir(const struct mgr_inode *dir, uint64_t cookie,
+    struct mgr_dirent **out, uint32_t max, int *eof);
+/* Call fn on every inode, parents before children (snapshot order). */
+int mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg);
+
+#define MGR_IS_DIR(in) (((in)->mode & 0170000) == 0040000)
+
+/* ---- mgr-perm.c: permission checks ---- */
+#define MGR_MAY_X 1
+#define MGR_MAY_W 2
+#define MGR_MAY_R 4
+void mgr_perm_squash(struct pvfs_cred *cr);
+int mgr_perm_check(const struct pvfs_cred *cr, const struct mgr_inode *in,
+    int want);
+int mgr_perm_owner(const struct pvfs_cred *cr, const struct mgr_inode *in);
+int mgr_perm_in_group(const struct pvfs_cred *cr, uint32_t gid);
+int mgr_perm_sticky(const struct pvfs_cred *cr, const struct mgr_inode *dir,
+    const struct mgr_inode *in);
+int mgr_perm_delete(const struct pvfs_cred *cr, const struct mgr_inode *dir,
+    const struct mgr_inode *in);
+
+/* ---- mgr-journal.c: durability ---- */
+/* Load the snapshot and replay the journal; creates a fresh file system
+ * in an empty metadata directory. */
+void mgr_journal_open(const char *metadir);
+/* Apply a mutation to the name space and append it to the pending batch. */
+void mgr_journal_log(const struct mgr_rec *r);
+int mgr_journal_pending(void);
+/* Write and fdatasync the pending batch, then release held replies. */
+void mgr_journal_commit(void);
+void mgr_journal_start(struct ev_loop *loop);
+void mgr_journal_close(void);
+uint64_t mgr_journal_fsid(void);
+
+#endif /* PVFS_MGR_H */

@@ -1,0 +1,603 @@
+/*
+ * cluster.c - start, stop and break a local file system for the integration
+ * tests (through pvfs-local), and the byte-checking helpers of cluster.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "pvfs.h"
+#include "cluster.h"
+
+#define MAX_CLUSTERS 8
+#define MAX_SEEDS 64
+
+static struct cluster *clusters[MAX_CLUSTERS];
+static struct {
+	char what[64];
+	uint64_t seed;
+} seeds[MAX_SEEDS];
+static int nseeds;
+
+static void cluster_emergency_stop(void);
+
+/* Run "pvfs-local CMD DIR ARGS..." with output appended to DIR/pvfs-local.log;
+ * returns its exit status (or -1). */
+static int cluster_run_tool(struct cluster *c, char *const args[])
+{
+	char *argv[16], log[PATH_MAX + 32];
+	int n = 0, status, fd;
+	pid_t pid;
+
+	argv[n++] = c->tool;
+	argv[n++] = args[0];
+	argv[n++] = c->dir;
+	for (int i = 1; args[i] != NULL && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	snprintf(log, sizeof(log), "%s/pvfs-local.log", c->dir);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(c->tool, argv);
+		fprintf(stderr, "exec %s: %s\n", c->tool, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void cluster_tail(const char *path, int lines)
+{
+	char cmd[PATH_MAX + 64];
+	struct stat st;
+
+	if (stat(path, &st) < 0 || st.st_size == 0)
+		return;
+	fprintf(stderr, "---- tail of %s ----\n", path);
+	fflush(stderr);
+	snprintf(cmd, sizeof(cmd), "tail -n %d '%s' >&2", lines, path);
+	if (system(cmd) != 0)
+		fprintf(stderr, "(tail failed)\n");
+}
+
+void cluster_show_logs(struct cluster *c)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/pvfs-local.log", c->dir);
+	cluster_tail(path, 30);
+	for (int k = -1; k < c->niods; k++) {
+		char name[32];
+
+		if (k < 0)
+			snprintf(name, sizeof(name), "mgr");
+		else
+			snprintf(name, sizeof(name), "iod%d", k);
+		snprintf(path, sizeof(path), "%s/run/%s.log", c->dir, name);
+		cluster_tail(path, 30);
+		snprintf(path, sizeof(path), "%s/run/%s.err", c->dir, name);
+		cluster_tail(path, 30);
+	}
+}
+
+static void cluster_on_signal(int sig)
+{
+	cluster_emergency_stop();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void cluster_atexit(void)
+{
+	cluster_emergency_stop();
+}
+
+/* Stop every cluster this process started that still runs. */
+static void cluster_emergency_stop(void)
+{
+	for (int i = 0; i < MAX_CLUSTERS; i++) {
+		struct cluster *c = clusters[i];
+
+		if (c == NULL || !c->running || c->owner != getpid())
+			continue;
+		c->running = 0;
+		cluster_run_tool(c, (char *[]){"stop", NULL});
+		fprintf(stderr, "cluster: stopped the daemons of %s on exit; "
+		    "the dir is kept\n", c->dir);
+	}
+}
+
+static void cluster_register(struct cluster *c)
+{
+	static int hooked;
+
+	for (int i = 0; i < MAX_CLUSTERS; i++)
+		if (clusters[i] == c)
+			return;
+	for (int i = 0; i < MAX_CLUSTERS; i++)
+		if (clusters[i] == NULL) {
+			clusters[i] = c;
+			break;
+		}
+	if (!hooked) {
+		hooked = 1;
+		atexit(cluster_atexit);
+		signal(SIGTERM, cluster_on_signal);
+		signal(SIGINT, cluster_on_signal);
+		signal(SIGHUP, cluster_on_signal);
+		signal(SIGPIPE, SIG_IGN);
+	}
+}
+
+static int cluster_find_tool(struct cluster *c)
+{
+	const char *b = getenv("PVFS_BUILDDIR");
+	char cwd[PATH_MAX];
+
+	if (b == NULL || *b == '\0') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return -1;
+		b = cwd;
+	}
+	if (snprintf(c->tool, sizeof(c->tool), "%s/pvfs-local", b) >=
+	    (int)sizeof(c->tool))
+		return -1;
+	if (access(c->tool, X_OK) < 0) {
+		fprintf(stderr, "cluster: %s: %s (set PVFS_BUILDDIR)\n", c->tool,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int cluster_launch(struct cluster *c, const char *what)
+{
+	char n[16];
+	int rc;
+
+	snprintf(n, sizeof(n), "%d", c->niods);
+	rc = cluster_run_tool(c, (char *[]){"start", "--iods", n,
+	    "--timeout", "5", NULL});
+	if (rc != 0) {
+		fprintf(stderr, "cluster: %s: pvfs-local start %s failed (%d)\n",
+		    what, c->dir, rc);
+		c->running = 1; /* so that stop still runs */
+		cluster_show_logs(c);
+		return -1;
+	}
+	c->running = 1;
+	return 0;
+}
+
+int cluster_start(struct cluster *c, int niods)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	memset(c, 0, sizeof(*c));
+	c->niods = niods;
+	c->owner = getpid();
+	if (cluster_find_tool(c) < 0)
+		return -1;
+	if (tmp == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	if (snprintf(c->dir, sizeof(c->dir), "%s/pvfs-test.XXXXXX", tmp) >=
+	    (int)sizeof(c->dir) - 64) {
+		fprintf(stderr, "cluster: TMPDIR too long\n");
+		return -1;
+	}
+	if (mkdtemp(c->dir) == NULL) {
+		fprintf(stderr, "cluster: mkdtemp %s: %s\n", c->dir,
+		    strerror(errno));
+		return -1;
+	}
+	snprintf(c->tab, sizeof(c->tab), "%s/pvfstab", c->dir);
+	setenv("PVFSTAB_FILE", c->tab, 1);
+	cluster_register(c);
+	return cluster_launch(c, "start");
+}
+
+int cluster_stop(struct cluster *c)
+{
+	int rc;
+
+	if (c->dir[0] == '\0')
+		return 0;
+	rc = cluster_run_tool(c, (char *[]){"stop", NULL});
+	c->running = 0;
+	if (rc != 0) {
+		fprintf(stderr, "cluster: pvfs-local stop %s failed (%d)\n",
+		    c->dir, rc);
+		return -1;
+	}
+	return 0;
+}
+
+int cluster_restart(struct cluster *c)
+{
+	if (cluster_stop(c) < 0)
+		return -1;
+	return cluster_launch(c, "restart");
+}
+
+int cluster_start_again(struct cluster *c)
+{
+	return cluster_launch(c, "start again");
+}
+
+static pid_t cluster_pid(struct cluster *c, const char *daemon)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+	long pid = -1;
+
+	snprintf(path, sizeof(path), "%s/run/%s.pid", c->dir, daemon);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = -1;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+/* 1 while pid exists and is not a zombie. */
+static int cluster_proc_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+int cluster_kill(struct cluster *c, const char *daemon, int sig)
+{
+	char signum[16];
+	pid_t pid = cluster_pid(c, daemon);
+
+	snprintf(signum, sizeof(signum), "%d", sig);
+	if (cluster_run_tool(c, (char *[]){"kill", (char *)daemon, signum,
+	    NULL}) != 0) {
+		fprintf(stderr, "cluster: pvfs-local kill %s %s failed\n",
+		    daemon, signum);
+		return -1;
+	}
+	if (sig != SIGKILL || pid <= 0)
+		return 0;
+	for (int i = 0; i < 500; i++) {
+		if (!cluster_proc_alive(pid))
+			return 0;
+		usleep(10000);
+	}
+	fprintf(stderr, "cluster: %s (pid %ld) survives SIGKILL\n", daemon,
+	    (long)pid);
+	return -1;
+}
+
+int cluster_port(struct cluster *c, const char *daemon)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+	int port = -1;
+
+	snprintf(path, sizeof(path), "%s/run/%s.port", c->dir, daemon);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%d", &port) != 1)
+		port = -1;
+	fclose(f);
+	return port;
+}
+
+char *cluster_path(struct cluster *c, const char *rel, char *buf)
+{
+	(void)c;
+	while (*rel == '/')
+		rel++;
+	snprintf(buf, PATH_MAX, "/pvfs%s%s", *rel ? "/" : "", rel);
+	return buf;
+}
+
+char *cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf)
+{
+	snprintf(buf, PATH_MAX, "%s/iod%d/%02x/%" PRIu64, c->dir, k,
+	    (unsigned)(ino & 0xff), ino);
+	return buf;
+}
+
+int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (stat(cluster_stripe_file(c, k, ino, path), &st) == 0)
+		return 1;
+	snprintf(path, sizeof(path), "%s/iod%d/%02X/%" PRIu64, c->dir, k,
+	    (unsigned)(ino & 0xff), ino);
+	return stat(path, &st) == 0;
+}
+
+static int cluster_rm_rf(const char *dir)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execlp("rm", "rm", "-rf", "--", dir, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int cluster_finish(struct cluster *c, int rc)
+{
+	if (c->running)
+		cluster_stop(c);
+	if (c->dir[0] == '\0')
+		return rc;
+	if (rc == 0) {
+		cluster_rm_rf(c->dir);
+		return rc;
+	}
+	cluster_show_logs(c);
+	fprintf(stderr, "cluster: tests failed; %s is kept\n", c->dir);
+	for (int i = 0; i < nseeds; i++)
+		fprintf(stderr, "cluster: %s used seed %" PRIu64
+		    " (replay with PVFS_TEST_SEED=%" PRIu64 ")\n",
+		    seeds[i].what, seeds[i].seed, seeds[i].seed);
+	return rc;
+}
+
+long cluster_check_ok(long r, const char *expr, const char *file, int line)
+{
+	if (r < 0) {
+		print_error("%s: returned %ld: %s\n", expr, r, strerror(errno));
+		_fail(file, line);
+	}
+	return r;
+}
+
+/* ---- PRNG ---- */
+
+void rng_init(struct rng *r, const char *what)
+{
+	const char *env = getenv("PVFS_TEST_SEED");
+	struct timespec ts;
+
+	if (env != NULL && *env != '\0') {
+		r->seed = strtoull(env, NULL, 0);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		r->seed = ((uint64_t)ts.tv_sec * 1000000007u) ^
+		    (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+	}
+	r->state = r->seed;
+	fprintf(stderr, "%s: seed %" PRIu64 "\n", what, r->seed);
+	if (nseeds < MAX_SEEDS) {
+		snprintf(seeds[nseeds].what, sizeof(seeds[nseeds].what), "%s",
+		    what);
+		seeds[nseeds++].seed = r->seed;
+	}
+}
+
+uint64_t rng_next(struct rng *r)
+{
+	uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t rng_range(struct rng *r, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return lo;
+	if (hi - lo == UINT64_MAX)
+		return rng_next(r);
+	return lo + rng_next(r) % (hi - lo + 1);
+}
+
+void rng_fill(struct rng *r, void *buf, size_t n)
+{
+	unsigned char *p = buf;
+	uint64_t v;
+
+	while (n >= 8) {
+		v = rng_next(r);
+		memcpy(p, &v, 8);
+		p += 8;
+		n -= 8;
+	}
+	v = rng_next(r);
+	memcpy(p, &v, n);
+}
+
+/* ---- shadow ---- */
+
+void shadow_init(struct shadow *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void shadow_free(struct shadow *s)
+{
+	free(s->data);
+	memset(s, 0, sizeof(*s));
+}
+
+static void shadow_grow(struct shadow *s, size_t len)
+{
+	size_t cap = s->cap ? s->cap : 65536;
+
+	if (len <= s->cap)
+		return;
+	while (cap < len)
+		cap *= 2;
+	s->data = realloc(s->data, cap);
+	if (s->data == NULL) {
+		fprintf(stderr, "shadow: out of memory (%zu bytes)\n", cap);
+		abort();
+	}
+	memset(s->data + s->cap, 0, cap - s->cap);
+	s->cap = cap;
+}
+
+void shadow_write(struct shadow *s, uint64_t off, const void *buf, size_t n)
+{
+	if (n == 0)
+		return;
+	shadow_grow(s, off + n);
+	memcpy(s->data + off, buf, n);
+	if (off + n > s->size)
+		s->size = off + n;
+}
+
+void shadow_truncate(struct shadow *s, uint64_t len)
+{
+	if (len > s->size) {
+		shadow_grow(s, len);
+	} else if (s->cap > len) {
+		/* Bytes past the new end must read as zeros if it grows back. */
+		memset(s->data + len, 0, s->cap - len);
+	}
+	s->size = len;
+}
+
+size_t shadow_expect_len(const struct shadow *s, uint64_t off, size_t n)
+{
+	if (off >= s->size)
+		return 0;
+	return s->size - off < n ? s->size - off : n;
+}
+
+int shadow_check_fd(const struct shadow *s, int fd, char *why, size_t whylen)
+{
+	const size_t chunk = 4u << 20;
+	unsigned char *buf;
+	struct stat st;
+	uint64_t off = 0;
+
+	if (pvfs_fstat(fd, &st) < 0) {
+		snprintf(why, whylen, "fstat: %s", strerror(errno));
+		return -1;
+	}
+	if ((uint64_t)st.st_size != s->size) {
+		snprintf(why, whylen, "size %lld, expected %zu",
+		    (long long)st.st_size, s->size);
+		return -1;
+	}
+	buf = malloc(chunk + 1);
+	if (buf == NULL)
+		abort();
+	/* Ask one byte more than remains to see the short read at the end. */
+	for (;;) {
+		size_t want = s->size - off < chunk ? s->size - off + 1 : chunk;
+		ssize_t got = pvfs_pread(fd, buf, want, (off_t)off);
+		size_t exp = shadow_expect_len(s, off, want);
+
+		if (got < 0 || (size_t)got != exp) {
+			snprintf(why, whylen, "pread(%zu at %" PRIu64 ") = %zd "
+			    "(%s), expected %zu", want, off, got,
+			    got < 0 ? strerror(errno) : "short", exp);
+			free(buf);
+			return -1;
+		}
+		for (size_t i = 0; i < exp; i++)
+			if (buf[i] != s->data[off + i]) {
+				snprintf(why, whylen, "byte %" PRIu64 " is 0x%02x, "
+				    "expected 0x%02x", off + i, buf[i],
+				    s->data[off + i]);
+				free(buf);
+				return -1;
+			}
+		off += exp;
+		if (exp < want)
+			break;
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---- patterns ---- */
+
+static unsigned char pattern_byte(uint64_t off, uint64_t seed)
+{
+	uint64_t z = (off >> 3) * 0x9e3779b97f4a7c15ull + seed;
+
+	z = (z ^ (z >> 29)) * 0xbf58476d1ce4e5b9ull;
+	z ^= z >> 32;
+	return (unsigned char)(z >> (8 * (off & 7)));
+}
+
+void pattern_fill(void *buf, size_t n, uint64_t off, uint64_t seed)
+{
+	unsigned char *p = buf;
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = pattern_byte(off + i, seed);
+}
+
+ssize_t pattern_check(const void *buf, size_t n, uint64_t off, uint64_t seed)
+{
+	const unsigned char *p = buf;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != pattern_byte(off + i, seed))
+			return (ssize_t)i;
+	return -1;
+}
+
+ssize_t first_nonzero(const void *buf, size_t n)
+{
+	const unsigned char *p = buf;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

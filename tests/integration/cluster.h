@@ -1,0 +1,118 @@
+/*
+ * cluster.h - harness for integration tests: a whole file system (one mgr,
+ * N iods) started with pvfs-local in a private temp dir, plus helpers to
+ * check bytes (a deterministic PRNG, a shadow model, a position pattern).
+ *
+ * Usage in a cmocka test program:
+ *   static struct cluster c;
+ *   static int setup(void **s) { return cluster_start(&c, 4); }
+ *   static int teardown(void **s) { return cluster_stop(&c); }
+ *   int main(void) {
+ *           int rc = cmocka_run_group_tests(tests, setup, teardown);
+ *           return cluster_finish(&c, rc);
+ *   }
+ * cluster_finish removes the temp dir when every test passed; otherwise it
+ * keeps it, prints the daemons' log tails and the PRNG seeds used.  Daemons
+ * are also stopped from an atexit handler and on SIGTERM/SIGINT (the time
+ * limit of run-test.sh), so none outlives the test.
+ */
+#ifndef PVFS_TEST_CLUSTER_H
+#define PVFS_TEST_CLUSTER_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+struct cluster {
+	char dir[1024];       /* the temp dir given to pvfs-local */
+	char tool[PATH_MAX];  /* path of pvfs-local */
+	char tab[PATH_MAX];   /* DIR/pvfstab */
+	int niods;
+	int running;          /* 1 between a successful start and stop */
+	pid_t owner;          /* process that started it (children never stop it) */
+};
+
+/* Make a temp dir, start N iods and a mgr, set PVFSTAB_FILE.  0 or -1. */
+int cluster_start(struct cluster *c, int niods);
+/* Stop every daemon (data stays).  0 or -1. */
+int cluster_stop(struct cluster *c);
+/* Stop then start on the same dir.  0 or -1. */
+int cluster_restart(struct cluster *c);
+/* Start only the daemons that are not running.  0 or -1. */
+int cluster_start_again(struct cluster *c);
+/* Send sig to "mgr" or "iodK"; for SIGKILL wait until it is gone.  0 or -1. */
+int cluster_kill(struct cluster *c, const char *daemon, int sig);
+/* Port a daemon listens on (from DIR/run/NAME.port), or -1. */
+int cluster_port(struct cluster *c, const char *daemon);
+/* "/pvfs/<rel>" ("/pvfs" for "") into buf (PATH_MAX bytes); returns buf. */
+char *cluster_path(struct cluster *c, const char *rel, char *buf);
+/* Path of iod k's stripe file for inode ino (DIR/iodK/XX/INODE) into buf. */
+char *cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf);
+/* 1 if iod k holds a stripe file for ino (upper- or lower-case XX), else 0. */
+int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino);
+/* Print the tail of every daemon log to stderr. */
+void cluster_show_logs(struct cluster *c);
+/* After the tests: rc != 0 keeps the dir and prints logs and seeds; rc == 0
+ * removes the dir.  Returns rc. */
+int cluster_finish(struct cluster *c, int rc);
+
+/* A deterministic PRNG (splitmix64).  The seed comes from
+ * $PVFS_TEST_SEED when set, else from the clock; it is printed at once and
+ * again by cluster_finish on failure, so a failing run can be replayed. */
+struct rng {
+	uint64_t state;
+	uint64_t seed;
+};
+void rng_init(struct rng *r, const char *what);
+uint64_t rng_next(struct rng *r);
+/* Uniform in [lo, hi] (inclusive). */
+uint64_t rng_range(struct rng *r, uint64_t lo, uint64_t hi);
+void rng_fill(struct rng *r, void *buf, size_t n);
+
+/* A file's expected content: a malloc'd buffer that grows like a file. */
+struct shadow {
+	unsigned char *data;
+	size_t size, cap;
+};
+void shadow_init(struct shadow *s);
+void shadow_free(struct shadow *s);
+void shadow_write(struct shadow *s, uint64_t off, const void *buf, size_t n);
+void shadow_truncate(struct shadow *s, uint64_t len);
+/* Bytes a read of n at off must return, given the shadow's size. */
+size_t shadow_expect_len(const struct shadow *s, uint64_t off, size_t n);
+/* Compare the whole file behind pvfs fd (size by pvfs_fstat, bytes by
+ * pvfs_pread) with the shadow.  0, or -1 with a message in why. */
+int shadow_check_fd(const struct shadow *s, int fd, char *why, size_t whylen);
+
+/* A byte pattern that depends on (seed, file offset) only, for files too
+ * large for a shadow or checked after a restart. */
+void pattern_fill(void *buf, size_t n, uint64_t off, uint64_t seed);
+/* Index of the first byte that differs from the pattern, or -1. */
+ssize_t pattern_check(const void *buf, size_t n, uint64_t off, uint64_t seed);
+/* Index of the first non-zero byte, or -1. */
+ssize_t first_nonzero(const void *buf, size_t n);
+
+/* Wall-clock helpers for bounds (CLOCK_MONOTONIC). */
+double mono_now(void);
+
+/* Assertions that name the call and the errno. */
+#define assert_errno(expr, err)                                                \
+	do {                                                                   \
+		errno = 0;                                                     \
+		long assert_r_ = (long)(expr);                                 \
+		int assert_e_ = errno;                                         \
+		if (assert_r_ != -1 || assert_e_ != (err))                     \
+			fail_msg("%s: returned %ld errno %d (%s); expected -1 " \
+			    "errno %d (%s)", #expr, assert_r_, assert_e_,      \
+			    strerror(assert_e_), (err), strerror(err));        \
+	} while (0)
+
+/* Evaluates expr once and returns it; fails the test when it is negative. */
+#define check_ok(expr)                                                         \
+	cluster_check_ok((errno = 0, (long)(expr)), #expr, __FILE__, __LINE__)
+long cluster_check_ok(long r, const char *expr, const char *file, int line);
+
+#endif /* PVFS_TEST_CLUSTER_H */

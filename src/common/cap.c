@@ -35,7 +35,7 @@ pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key, size_t keylen,
 	pvfs_hmac_sha256(key, keylen, msg, sizeof(msg), mac);
 	if (pvfs_memcmp_ct(mac, cap->mac, sizeof(mac)) != 0)
 		return -EACCES;
-	if ((cap->rights & need_rights) != need_rights)
+	if (cap->rights == 0 || (cap->rights & need_rights) != need_rights)
 		return -EACCES;
 	if (cap->expiry < now)
 		return -EKEYEXPIRED;

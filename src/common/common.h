@@ -126,7 +126,7 @@ void pvfs_set_cause(char **cause, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* net.c: sockets. */
-/* Parse "host:port" or "host" (default_port).  0 or -1 with *cause set. */
+/* Parse "host", "host:port", "[v6]" or "[v6]:port" (default_port).  0 or -1. */
 int pvfs_net_parse_addr(const char *s, char *host, size_t hostlen,
     uint16_t *port, uint16_t default_port);
 /* Listening socket, non-blocking, CLOEXEC; port 0 binds an ephemeral port

@@ -27,6 +27,7 @@
 #define PVFS_MAX_IODS 1024
 #define PVFS_READDIR_MAX 1024  /* entries in one readdir reply */
 #define PVFS_MAC_LEN 32
+#define PVFS_PATTERN_MAX_COUNT (1u << 24) /* blocks in one pattern */
 #define PVFS_SSIZE_MIN 512
 #define PVFS_SSIZE_MAX (64u << 20)
 #define PVFS_DIST_DEFAULT 0xffffffffu /* in a request: use the default */
@@ -136,7 +137,8 @@ struct pvfs_cap {
 /* A regular strided access pattern over logical file offsets: count blocks
  * of gsize bytes, block i starting at offset + i * stride.  Contiguous
  * access is count = 1.  Valid: gsize > 0, count > 0, stride >= gsize when
- * count > 1, and the last byte below 2^63. */
+ * count > 1, count <= PVFS_PATTERN_MAX_COUNT (bounds the work one request
+ * costs an iod), and the last byte below 2^63. */
 struct pvfs_pattern {
 	uint64_t offset, gsize, stride, count;
 };
@@ -278,7 +280,9 @@ struct pvfs_iod_size_rep {
 	uint64_t blocks; /* 512-byte blocks allocated */
 };
 struct pvfs_iod_statfs_rep {
-	uint64_t bsize, blocks, bfree, bavail, files, ffree;
+	uint64_t bsize;                /* the data file system's f_bsize */
+	uint64_t blocks, bfree, bavail; /* in bytes, not blocks */
+	uint64_t files, ffree;
 };
 struct pvfs_iod_ping_rep {
 	uint32_t version;
@@ -308,7 +312,8 @@ const char *pvfs_op_name(uint16_t op);
 
 /* Capabilities (cap.c). */
 void pvfs_cap_sign(struct pvfs_cap *cap, const uint8_t *key, size_t keylen);
-/* 0, -EACCES (forged or wrong rights), or -EKEYEXPIRED. */
+/* need_rights 0 means any right.  0, -EACCES (forged, no rights at all, or
+ * missing a needed right), or -EKEYEXPIRED. */
 int pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key,
     size_t keylen, uint32_t need_rights, int64_t now);
 

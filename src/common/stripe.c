@@ -17,7 +17,7 @@ pvfs_pattern_check(const struct pvfs_pattern *p)
 {
 	uint64_t last_start;
 
-	if (p->gsize == 0 || p->count == 0)
+	if (p->gsize == 0 || p->count == 0 || p->count > PVFS_PATTERN_MAX_COUNT)
 		return -EINVAL;
 	if (p->count > 1 && p->stride < p->gsize)
 		return -EINVAL;

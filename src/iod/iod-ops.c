@@ -43,12 +43,7 @@ union iod_rep {
 /* 0 or a positive errno.  need 0 means "any right" (SIZE, FSYNC). */
 static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 {
-	int rc;
-
-	rc = pvfs_cap_verify(cap, iod.key, iod.keylen, need, time(NULL));
-	if (rc == 0 && need == 0 && (cap->rights & PVFS_R_ALL) == 0)
-		rc = -EACCES;
-	return -rc;
+	return -pvfs_cap_verify(cap, iod.key, iod.keylen, need, time(NULL));
 }
 
 /* The distribution is trusted but still guarded against division by 0. */
@@ -65,7 +60,7 @@ static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
 
 static int iod_op_pattern(const struct pvfs_pattern *pat)
 {
-	if (pvfs_pattern_check(pat) != 0 || pat->count > IOD_MAX_BLOCKS)
+	if (pvfs_pattern_check(pat) != 0)
 		return EINVAL;
 	return 0;
 }

@@ -29,9 +29,6 @@
 #define IOD_BUDGET_CALLS 1024      /* sendfile/pwrite calls per wake-up */
 #define IOD_BUDGET_PIECES 65536    /* stripe pieces walked per wake-up */
 #define IOD_BUDGET_REQS 32         /* requests served per wake-up */
-/* Pattern blocks per request: pvfs_stripe_share walks every block, so an
- * unbounded count would stall the loop (2^24 blocks: ~0.1 s). */
-#define IOD_MAX_BLOCKS (1u << 24)
 #define IOD_STORE_FDS 128          /* open stripe files kept in the LRU */
 #define IOD_ACCEPT_BATCH 64        /* accepts per wake-up */
 #define IOD_EMFILE_DELAY 0.5       /* seconds accept sleeps when out of fds */

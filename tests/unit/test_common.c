@@ -97,6 +97,9 @@ test_cap_verify(void **state)
 	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);
 	t = c, t.fsid = 8;
 	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);
+	t = c, t.rights = 0; /* a validly signed cap granting nothing */
+	pvfs_cap_sign(&t, key, sizeof(key));
+	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);
 	t = c, t.mac[31] ^= 1;
 	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);
 }

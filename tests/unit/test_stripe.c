@@ -189,6 +189,7 @@ test_pattern_check_rejects(void **state)
 		{ (1ULL << 63) - 1, 2, 2, 1 },  /* ends past 2^63 */
 		{ 0, 1, 1ULL << 62, 3 },        /* strides past 2^63 */
 		{ 0, 1, UINT64_MAX, UINT64_MAX }, /* overflowing product */
+		{ 0, 1, 1, PVFS_PATTERN_MAX_COUNT + 1 }, /* too many blocks */
 	};
 	struct pvfs_pattern good = { (1ULL << 63) - 10, 10, 10, 1 };
 	size_t i;

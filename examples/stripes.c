@@ -15,24 +15,30 @@
 #include <pvfs.h>
 
 static void
-show_layout(const char *path, const struct pvfs_filestat *fs, long long size)
+show_layout(int fd, const char *path, const struct pvfs_filestat *fs,
+    long long size)
 {
 	long long s, nstripes = (size + fs->ssize - 1) / fs->ssize;
+	char addr[300];
+	int rel, iod;
 
 	printf("%s: %lld bytes, base %d, pcount %d, ssize %d\n", path, size,
 	    fs->base, fs->pcount, fs->ssize);
-	printf("  stripe  file offset        -> iod (relative)  local offset\n");
+	for (rel = 0; rel < fs->pcount; rel++) {
+		iod = pvfs_getiod(fd, rel, addr, sizeof(addr));
+		printf("  part %d: iod %d at %s\n", rel, iod, iod < 0 ? "?" : addr);
+	}
+	printf("  stripe  file offset   -> iod  local offset\n");
 	for (s = 0; s < nstripes; s++) {
 		if (nstripes > 12 && s == 8) {
 			printf("  ... %lld more stripes in the same rotation ...\n",
 			    nstripes - 10);
 			s = nstripes - 2;
 		}
-		printf("  %6lld  %-18lld -> %3d (%d)        %lld\n", s,
-		    s * fs->ssize, fs->base + (int)(s % fs->pcount),
-		    (int)(s % fs->pcount), s / fs->pcount * fs->ssize);
+		iod = pvfs_getiod(fd, (int)(s % fs->pcount), addr, sizeof(addr));
+		printf("  %6lld  %-13lld -> %3d  %lld\n", s, s * fs->ssize, iod,
+		    s / fs->pcount * fs->ssize);
 	}
-	printf("  (iod numbers are positions in the mgr's iod table, modulo its size)\n");
 }
 
 static int
@@ -47,7 +53,7 @@ show(const char *path)
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	show_layout(path, &fs, (long long)st.st_size);
+	show_layout(fd, path, &fs, (long long)st.st_size);
 	pvfs_close(fd);
 	return 0;
 }
@@ -73,10 +79,10 @@ create_write_verify(const char *path, struct pvfs_filestat *fs, size_t bytes)
 	}
 	printf("wrote and verified %zu bytes\n", bytes);
 	pvfs_ioctl(fd, PVFS_GETMETA, fs);
+	show_layout(fd, path, fs, (long long)bytes);
 	pvfs_close(fd);
 	free(out);
 	free(in);
-	show_layout(path, fs, (long long)bytes);
 	return 0;
 }
 

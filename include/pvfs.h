@@ -86,6 +86,12 @@ struct dirent *pvfs_readdir(PVFS_DIR *dir);
 void pvfs_rewinddir(PVFS_DIR *dir);
 int pvfs_closedir(PVFS_DIR *dir);
 
+/* Where part rel (0 .. pcount-1) of an open file's distribution lives:
+ * writes the iod's "host:port" to addr and returns its index in the file
+ * system's ordered iod table; -1 with errno (EBADF, EINVAL, ERANGE: addr
+ * too short) on failure. */
+int pvfs_getiod(int fd, int rel, char *addr, size_t len);
+
 /* 1 if path lies under a pvfstab mount prefix, 0 if not. */
 int pvfs_is_pvfs_path(const char *path);
 /* 1 if fd is a descriptor returned by this library, 0 if not. */

@@ -24,6 +24,8 @@
 static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t conn_reqid_ctr;
 
+static void conn_pool_own(struct conn_pool *p, pid_t pid);
+
 void
 conn_atfork_prepare(void)
 {
@@ -67,11 +69,14 @@ conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port)
 	int changed;
 
 	pthread_mutex_lock(&conn_lock);
+	/* In a forked child, drop the parent's idle sockets first: forgetting
+	 * them would leak their descriptors in the child. */
+	conn_pool_own(p, getpid());
 	changed = p->port != port || strcmp(p->host, host) != 0;
 	if (changed) {
 		snprintf(p->host, sizeof(p->host), "%s", host);
 		p->port = port;
-		idle = p->pid == getpid() ? p->idle : NULL;
+		idle = p->idle;
 		p->idle = NULL;
 		p->nidle = 0;
 	}

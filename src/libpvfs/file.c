@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,9 +38,21 @@ file_atfork_parent(void)
 	pthread_mutex_unlock(&file_lock);
 }
 
+/* A thread of the parent may have held an open file's pos_lock (it is
+ * kept across network waits) or cap_lock at the fork; that thread does
+ * not exist here, so the child would wait on it forever.  file_lock is
+ * held, so the table is stable. */
 void
 file_atfork_child(void)
 {
+	int fd;
+
+	for (fd = 0; fd < file_tab_size; fd++) {
+		if (file_tab[fd] == NULL)
+			continue;
+		pthread_mutex_init(&file_tab[fd]->pos_lock, NULL);
+		pthread_mutex_init(&file_tab[fd]->cap_lock, NULL);
+	}
 	pthread_mutex_unlock(&file_lock);
 }
 
@@ -719,9 +732,12 @@ pvfs_ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	if (request == PVFS_GETMETA && (m = va_arg(ap, struct pvfs_filestat *)) != NULL) {
 		memset(m, 0, sizeof(*m));
+		/* A concurrent I/O call may be storing a refreshed cap. */
+		pthread_mutex_lock(&of->cap_lock);
 		m->base = (int32_t)of->cap.dist.base;
 		m->pcount = (int32_t)of->cap.dist.pcount;
 		m->ssize = (int32_t)of->cap.dist.ssize;
+		pthread_mutex_unlock(&of->cap_lock);
 		rc = 0;
 	} else {
 		errno = request == PVFS_GETMETA ? EFAULT : ENOTTY;
@@ -729,4 +745,41 @@ pvfs_ioctl(int fd, unsigned long request, ...)
 	va_end(ap);
 	file_put(of);
 	return rc;
+}
+
+/* Where part rel of an open file lives: the iod's "host:port" and its
+ * index in the file system's iod table. */
+int
+pvfs_getiod(int fd, int rel, char *addr, size_t len)
+{
+	struct file_open *of = file_get(fd);
+	struct pvfs_dist d;
+	struct conn_pool *p;
+	uint32_t idx;
+	int n;
+
+	if (of == NULL)
+		return -1;
+	pthread_mutex_lock(&of->cap_lock);
+	d = of->cap.dist;
+	pthread_mutex_unlock(&of->cap_lock);
+	if (!S_ISREG(of->mode) || rel < 0 || (uint32_t)rel >= d.pcount) {
+		file_put(of);
+		errno = EINVAL;
+		return -1;
+	}
+	if (client_fs_info(of->fs) != 0) {
+		file_put(of);
+		return -1;
+	}
+	idx = pvfs_stripe_abs(&d, (uint32_t)rel, of->fs->niods);
+	p = &of->fs->iods[idx];
+	n = snprintf(addr, len, strchr(p->host, ':') ? "[%s]:%u" : "%s:%u",
+	    p->host, p->port);
+	file_put(of);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ERANGE;
+		return -1;
+	}
+	return (int)idx;
 }

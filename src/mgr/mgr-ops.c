@@ -675,7 +675,7 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 
 	if (op < PVFS_MGR_PING || op >= PVFS_MGR_OP_END) {
 		log_debug("%s: unknown opcode 0x%x", c->peer, op);
-		mgr_conn_reply(c, op, h->reqid, ENOSYS, NULL);
+		mgr_conn_reply(c, op, h->reqid, EOPNOTSUPP, NULL);
 		return 0;
 	}
 	memset(&op_req, 0, pvfs_msg_size(op, 0));

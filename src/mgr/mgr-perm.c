@@ -9,11 +9,14 @@
 
 #define MGR_NOBODY 65534
 
-/* --root-squash: a client's root is nobody here.  The group goes too, or
- * root would keep group-root access. */
+/* --root-squash: a client's root is nobody here.  The group goes too, in
+ * the primary gid and in the supplementary list (root's usually holds 0),
+ * or root would keep group-root access. */
 void
 mgr_perm_squash(struct pvfs_cred *cr)
 {
+	uint32_t i;
+
 	if (cr->ngroups > PVFS_MAX_GROUPS)
 		cr->ngroups = PVFS_MAX_GROUPS;
 	if (!mgr.root_squash || cr->uid != 0)
@@ -21,6 +24,10 @@ mgr_perm_squash(struct pvfs_cred *cr)
 	cr->uid = MGR_NOBODY;
 	if (cr->gid == 0)
 		cr->gid = MGR_NOBODY;
+	for (i = 0; i < cr->ngroups; i++) {
+		if (cr->groups[i] == 0)
+			cr->groups[i] = MGR_NOBODY;
+	}
 }
 
 int

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -315,12 +316,65 @@ static void test_threads_concurrent_io(void **state)
 	}
 }
 
+struct blocked_read {
+	int fd;
+	ssize_t n;
+};
+
+static void *blocked_reader(void *p)
+{
+	struct blocked_read *b = p;
+	char buf[4096];
+
+	b->n = pvfs_read(b->fd, buf, sizeof(buf));
+	return NULL;
+}
+
+/* A read waiting on stopped iods holds its open file's offset lock; a
+ * child forked meanwhile must still be able to use that descriptor
+ * (regression: the child inherited the locked mutex and hung). */
+static void test_fork_while_reading(void **state)
+{
+	struct blocked_read b = {-1, -1};
+	char name[8];
+	pthread_t t;
+	int status;
+	pid_t pid;
+
+	b.fd = check_ok(pvfs_open("/pvfs/fork_busy", O_CREAT | O_RDWR, 0644));
+	assert_int_equal(check_ok(pvfs_pwrite(b.fd, "x", 1, 0)), 1);
+	for (int i = 0; i < NIODS; i++) {
+		snprintf(name, sizeof(name), "iod%d", i);
+		assert_int_equal(cluster_kill(&c, name, SIGSTOP), 0);
+	}
+	assert_int_equal(pthread_create(&t, NULL, blocked_reader, &b), 0);
+	usleep(300000);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(5);
+		_exit(pvfs_lseek(b.fd, 0, SEEK_CUR) == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	for (int i = 0; i < NIODS; i++) {
+		snprintf(name, sizeof(name), "iod%d", i);
+		assert_int_equal(cluster_kill(&c, name, SIGCONT), 0);
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("the child could not lseek a descriptor its parent "
+		    "was reading (status 0x%x)", status);
+	assert_int_equal(b.n, 1);
+	check_ok(pvfs_close(b.fd));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forked_writers_disjoint_blocks),
 		cmocka_unit_test(test_fork_after_use),
 		cmocka_unit_test(test_threads_concurrent_io),
+		cmocka_unit_test(test_fork_while_reading),
 	};
 	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 

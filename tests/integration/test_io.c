@@ -640,6 +640,27 @@ static void test_dup_shares_offset(void **state)
 	assert_errno(pvfs_close(fd3), EBADF);
 }
 
+/* pvfs_getiod names the iod of each part: base 3 over 4 iods wraps. */
+static void test_getiod_names_each_part(void **state)
+{
+	char addr[300], want[64];
+	int fd, rel;
+
+	(void)state;
+	fd = check_ok(create_dist("getiod", 3, 3, 4096));
+	for (rel = 0; rel < 3; rel++) {
+		assert_int_equal(pvfs_getiod(fd, rel, addr, sizeof(addr)), (3 + rel) % 4);
+		snprintf(want, sizeof(want), "127.0.0.1:%d",
+		    cluster_port(&c, rel == 0 ? "iod3" : rel == 1 ? "iod0" : "iod1"));
+		assert_string_equal(addr, want);
+	}
+	assert_errno(pvfs_getiod(fd, 3, addr, sizeof(addr)), EINVAL);
+	assert_errno(pvfs_getiod(fd, -1, addr, sizeof(addr)), EINVAL);
+	assert_errno(pvfs_getiod(fd, 0, addr, 4), ERANGE);
+	check_ok(pvfs_close(fd));
+	assert_errno(pvfs_getiod(fd, 0, addr, sizeof(addr)), EBADF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_layout_on_iods),
 		cmocka_unit_test(test_stat_size),
 		cmocka_unit_test(test_dup_shares_offset),
+		cmocka_unit_test(test_getiod_names_each_part),
 	};
 	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 

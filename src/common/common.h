@@ -141,6 +141,8 @@ void pvfs_net_tune(int fd); /* TCP_NODELAY, SO_SNDBUF/SO_RCVBUF, keepalive */
 int pvfs_set_nonblock(int fd, int on);
 
 /* daemon.c: what every daemon does at start. */
+/* write(2) all n bytes, retrying on EINTR and short writes.  0 or -1/errno. */
+int pvfs_write_all(int fd, const void *p, size_t n);
 /* Write "text\n" to path atomically (temp file + rename).  0 or -1/errno. */
 int pvfs_write_file_atomic(const char *path, const char *text);
 /* Fork into the background, setsid, stdio to /dev/null. */

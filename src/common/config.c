@@ -56,8 +56,9 @@ tab_options(char *opts, struct pvfs_tab_entry *e, char **why)
 }
 
 static int
-tab_line(char *line, struct pvfs_tab_entry *e, char **why)
+tab_line(char *line, void *entry, char **why)
 {
+	struct pvfs_tab_entry *e = entry;
 	char *f[TAB_MAX_FIELDS], *colon;
 	size_t hl, pl;
 	int n = split_fields(line, f, TAB_MAX_FIELDS);
@@ -88,73 +89,77 @@ tab_line(char *line, struct pvfs_tab_entry *e, char **why)
 	return 1;
 }
 
-/* Call fn on each line of text; stop at the first error. */
+/* Entries of one table, grown one line at a time. */
+struct acc {
+	void *v;
+	int n;
+	size_t size; /* bytes per entry */
+	int max;
+	int (*line)(char *, void *entry, char **why); /* 1 entry, 0 blank, -1 */
+};
+
 static int
-each_line(const char *text, const char *fname, void *arg,
-    int (*fn)(char *, void *, char **), char **cause)
+acc_add(struct acc *a, const void *entry, char **why)
 {
-	char *copy = strdup(text), *line, *save = NULL, *why = NULL;
+	void *nv;
+
+	if (a->n == a->max)
+		return *why = "too many entries", -1;
+	if ((nv = realloc(a->v, a->size * (size_t)(a->n + 1))) == NULL)
+		return *why = "out of memory", -1;
+	a->v = nv;
+	memcpy((uint8_t *)a->v + a->size * (size_t)a->n++, entry, a->size);
+	return 0;
+}
+
+/* Parse each line of text into acc; stop at the first error. */
+static int
+acc_parse(const char *text, const char *fname, struct acc *a, char **cause)
+{
+	char *copy = strdup(text), *line, *next, *why = NULL;
 	int lineno = 0, rc = 0;
 
 	if (copy == NULL)
 		return pvfs_set_cause(cause, "out of memory"), -1;
-	for (line = copy; line != NULL && rc == 0; line = save) {
-		save = strchr(line, '\n');
-		if (save != NULL)
-			*save++ = '\0';
+	for (line = copy; line != NULL && rc == 0; line = next) {
+		union {
+			struct pvfs_tab_entry tab;
+			struct pvfs_iod_addr iod;
+		} entry;
+
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
 		lineno++;
-		if ((rc = fn(line, arg, &why)) != 0)
+		rc = a->line(line, &entry, &why);
+		if (rc == 1)
+			rc = acc_add(a, &entry, &why);
+		if (rc != 0)
 			pvfs_set_cause(cause, "%s:%d: %s", fname, lineno, why);
 	}
 	free(copy);
-	return rc;
-}
-
-struct tab_acc {
-	struct pvfs_tab_entry *v;
-	int n;
-};
-
-static int
-tab_acc_line(char *line, void *arg, char **why)
-{
-	struct tab_acc *a = arg;
-	struct pvfs_tab_entry e, *nv;
-	int rc = tab_line(line, &e, why);
-
-	if (rc <= 0)
-		return rc;
-	if ((nv = realloc(a->v, sizeof(*nv) * (size_t)(a->n + 1))) == NULL)
-		return *why = "out of memory", -1;
-	a->v = nv;
-	a->v[a->n++] = e;
-	return 0;
+	if (rc != 0) {
+		free(a->v);
+		a->v = NULL;
+		return -1;
+	}
+	return a->n;
 }
 
 int
 pvfs_tab_parse(const char *text, const char *fname,
     struct pvfs_tab_entry **out, char **cause)
 {
-	struct tab_acc a = { NULL, 0 };
+	struct acc a = { NULL, 0, sizeof(**out), 1024, tab_line };
+	int n = acc_parse(text, fname, &a, cause);
 
-	if (each_line(text, fname, &a, tab_acc_line, cause) != 0) {
-		free(a.v);
-		return -1;
-	}
 	*out = a.v;
-	return a.n;
+	return n;
 }
 
-struct iod_acc {
-	struct pvfs_iod_addr *v;
-	int n;
-};
-
 static int
-iod_acc_line(char *line, void *arg, char **why)
+iod_line(char *line, void *entry, char **why)
 {
-	struct iod_acc *a = arg;
-	struct pvfs_iod_addr e, *nv;
+	struct pvfs_iod_addr *e = entry;
 	char *f[2];
 	int n = split_fields(line, f, 1);
 
@@ -162,29 +167,20 @@ iod_acc_line(char *line, void *arg, char **why)
 		return 0;
 	if (n < 0)
 		return *why = "want one host:port per line", -1;
-	memset(&e, 0, sizeof(e));
-	if (pvfs_net_parse_addr(f[0], e.host, sizeof(e.host), &e.port,
-	    PVFS_DEFAULT_IOD_PORT) != 0 || e.port == 0)
+	memset(e, 0, sizeof(*e));
+	if (pvfs_net_parse_addr(f[0], e->host, sizeof(e->host), &e->port,
+	    PVFS_DEFAULT_IOD_PORT) != 0 || e->port == 0)
 		return *why = "bad host:port", -1;
-	if (a->n == PVFS_MAX_IODS)
-		return *why = "too many iods", -1;
-	if ((nv = realloc(a->v, sizeof(*nv) * (size_t)(a->n + 1))) == NULL)
-		return *why = "out of memory", -1;
-	a->v = nv;
-	a->v[a->n++] = e;
-	return 0;
+	return 1;
 }
 
 int
 pvfs_iodtab_parse(const char *text, const char *fname,
     struct pvfs_iod_addr **out, char **cause)
 {
-	struct iod_acc a = { NULL, 0 };
+	struct acc a = { NULL, 0, sizeof(**out), PVFS_MAX_IODS, iod_line };
+	int n = acc_parse(text, fname, &a, cause);
 
-	if (each_line(text, fname, &a, iod_acc_line, cause) != 0) {
-		free(a.v);
-		return -1;
-	}
 	*out = a.v;
-	return a.n;
+	return n;
 }

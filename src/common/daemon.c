@@ -30,8 +30,8 @@ pvfs_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int
-write_all(int fd, const void *p, size_t n)
+int
+pvfs_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 	ssize_t w;
@@ -62,8 +62,8 @@ pvfs_write_file_atomic(const char *path, const char *text)
 	}
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) == -1)
 		return -1;
-	if (write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0 ||
-	    fsync(fd) != 0) {
+	if (pvfs_write_all(fd, text, strlen(text)) != 0 ||
+	    pvfs_write_all(fd, "\n", 1) != 0 || fsync(fd) != 0) {
 		err = errno;
 		close(fd);
 		unlink(tmp);
@@ -191,8 +191,8 @@ pvfs_key_create(const char *path, char **cause)
 	for (i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", key[i]);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1 || write_all(fd, hex, 64) != 0 || write_all(fd, "\n", 1) != 0 ||
-	    fsync(fd) != 0) {
+	if (fd == -1 || pvfs_write_all(fd, hex, 64) != 0 ||
+	    pvfs_write_all(fd, "\n", 1) != 0 || fsync(fd) != 0) {
 		pvfs_set_cause(cause, "%s: %s", path, strerror(errno));
 		if (fd != -1)
 			close(fd);

@@ -104,32 +104,48 @@ net_bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-int
-pvfs_net_listen(const char *host, uint16_t port, uint16_t *bound)
+/* Try each address of host:port in turn: a non-blocking CLOEXEC socket,
+ * then setup (bind or connect).  The first socket set up, or -1/errno. */
+static int
+net_try_addrs(const char *host, uint16_t port, int passive,
+    int (*setup)(int, const struct addrinfo *, void *), void *arg)
 {
-	struct addrinfo *res = net_resolve(host, port, 1), *ai;
-	int fd = -1, one = 1, err = EADDRNOTAVAIL;
+	struct addrinfo *res = net_resolve(host, port, passive), *ai;
+	int fd = -1, err = res ? EADDRNOTAVAIL : errno;
 
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd == -1) {
-			err = errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0)
+		if (fd != -1 && setup(fd, ai, arg) == 0)
 			break;
 		err = errno;
-		close(fd);
+		if (fd != -1)
+			close(fd);
 		fd = -1;
 	}
 	if (res != NULL)
 		freeaddrinfo(res);
-	if (fd == -1) {
+	if (fd == -1)
 		errno = err;
+	return fd;
+}
+
+static int
+net_bind(int fd, const struct addrinfo *ai, void *arg)
+{
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
 		return -1;
-	}
-	if (bound != NULL)
+	return listen(fd, 1024);
+}
+
+int
+pvfs_net_listen(const char *host, uint16_t port, uint16_t *bound)
+{
+	int fd = net_try_addrs(host, port, 1, net_bind, NULL);
+
+	if (fd != -1 && bound != NULL)
 		*bound = net_bound_port(fd);
 	return fd;
 }
@@ -168,29 +184,19 @@ net_connect_wait(int fd, int timeout_ms)
 	return 0;
 }
 
+static int
+net_connect_one(int fd, const struct addrinfo *ai, void *arg)
+{
+	pvfs_net_tune(fd);
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -1;
+	return net_connect_wait(fd, *(const int *)arg);
+}
+
 int
 pvfs_net_connect(const char *host, uint16_t port, int timeout_ms)
 {
-	struct addrinfo *res = net_resolve(host, port, 0), *ai;
-	int fd = -1, err = errno;
-
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd == -1) {
-			err = errno;
-			continue;
-		}
-		pvfs_net_tune(fd);
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ||
-		    (errno == EINPROGRESS && net_connect_wait(fd, timeout_ms) == 0))
-			break;
-		err = errno;
-		close(fd);
-		fd = -1;
-	}
-	if (res != NULL)
-		freeaddrinfo(res);
-	if (fd == -1)
-		errno = err;
-	return fd;
+	return net_try_addrs(host, port, 0, net_connect_one, &timeout_ms);
 }

@@ -70,23 +70,6 @@ mgr_journal_sync_dir(void)
 		fatal("%s: fsync: %s", jr_dir, strerror(errno));
 }
 
-static int
-mgr_journal_write_all(int fd, const uint8_t *p, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		w = write(fd, p, n);
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Map a whole file read-only; *len 0 and NULL for an empty one. */
 static uint8_t *
 mgr_journal_map(int fd, size_t *len)
@@ -602,7 +585,7 @@ mgr_journal_snap_flush(struct jr_snap *s, size_t min)
 {
 	if (s->buf.len < min)
 		return 0;
-	if (mgr_journal_write_all(s->fd, s->buf.data, s->buf.len) != 0)
+	if (pvfs_write_all(s->fd, s->buf.data, s->buf.len) != 0)
 		return -1;
 	pvfs_buf_reset(&s->buf);
 	return 0;
@@ -754,7 +737,7 @@ mgr_journal_commit(void)
 {
 	if (jr_pending.len == 0)
 		return;
-	if (mgr_journal_write_all(jr_fd, jr_pending.data, jr_pending.len) != 0)
+	if (pvfs_write_all(jr_fd, jr_pending.data, jr_pending.len) != 0)
 		fatal("journal write: %s", strerror(errno));
 	if (fdatasync(jr_fd) != 0)
 		fatal("journal fdatasync: %s", strerror(errno));

@@ -1,7 +1,7 @@
 # deps.sh - sourced by demo.sh and test.sh: install what the build needs
 # from Debian's archive when it is missing, and build into a directory.
 
-PVFS_DEPS="gcc make autoconf automake libtool pkg-config libev-dev libcmocka-dev"
+PVFS_DEPS="gcc make autoconf automake libtool pkg-config libev-dev libcmocka-dev clang"
 
 pvfs_install_deps() {
 	missing=""

@@ -1,0 +1,404 @@
+/*
+ * test_hostile.c - malformed, truncated, oversized and out-of-order frames
+ * and forged capabilities sent by a raw client to the running daemons.
+ * Each bad peer gets an error reply or a closed connection, never a crashed
+ * or stuck daemon: after each attack a normal client is served correctly.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "pvfs.h"
+#include "cluster.h"
+
+#define NIODS 4
+#define DATA_LEN (3 * 65536 + 123)
+
+static struct cluster c;
+static uint8_t key[64];
+static size_t keylen;
+static uint8_t data[DATA_LEN];
+
+/* A blocking connection to a daemon with a 5 s receive bound. */
+static int
+raw_connect(const char *daemon)
+{
+	struct timeval tv = { 5, 0 };
+	int port = cluster_port(&c, daemon), fd;
+
+	assert_true(port > 0);
+	fd = pvfs_net_connect("127.0.0.1", (uint16_t)port, 5000);
+	assert_true(fd >= 0);
+	assert_int_equal(pvfs_set_nonblock(fd, 0), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static void
+raw_send(int fd, const void *p, size_t n)
+{
+	assert_int_equal(pvfs_write_all(fd, p, n), 0);
+}
+
+static int
+raw_read(int fd, void *p, size_t n)
+{
+	uint8_t *b = p;
+	ssize_t r;
+
+	while (n > 0) {
+		r = read(fd, b, n);
+		if (r <= 0)
+			return -1;
+		b += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* The next reply header's status, or -1 if the daemon closed on us. */
+static int
+raw_status(int fd, struct pvfs_hdr *h)
+{
+	uint8_t raw[PVFS_HDR_LEN];
+
+	if (raw_read(fd, raw, sizeof(raw)) != 0)
+		return -1;
+	assert_int_equal(pvfs_hdr_decode(raw, h), 0);
+	assert_true(h->flags & PVFS_HDR_REPLY);
+	return h->status;
+}
+
+/* The connection ends (EOF or reset) rather than hanging. */
+static void
+assert_closed(int fd)
+{
+	uint8_t b[4096];
+	ssize_t r;
+
+	while ((r = read(fd, b, sizeof(b))) > 0)
+		;
+	assert_true(r == 0 || errno == ECONNRESET);
+}
+
+static void
+send_frame(int fd, uint16_t op, int reply, const void *msg)
+{
+	struct pvfs_buf b;
+
+	pvfs_buf_init(&b);
+	assert_int_equal(pvfs_frame_encode(&b, op, 42, reply, 0, msg), 0);
+	raw_send(fd, b.data, b.len);
+	pvfs_buf_free(&b);
+}
+
+static void
+send_header(int fd, uint32_t magic, uint16_t version, uint16_t op,
+    uint32_t body_len, uint32_t flags)
+{
+	struct pvfs_hdr h = { magic, version, op, 7, 0, body_len, flags };
+	uint8_t raw[PVFS_HDR_LEN];
+
+	pvfs_hdr_encode(&h, raw);
+	raw_send(fd, raw, sizeof(raw));
+}
+
+/* A normal client is still served: names and bytes come back right. */
+static void
+assert_still_serving(void)
+{
+	char path[PATH_MAX];
+	uint8_t back[DATA_LEN];
+	struct stat st;
+	int fd;
+
+	check_ok(pvfs_stat(cluster_path(&c, "data", path), &st));
+	assert_int_equal(st.st_size, DATA_LEN);
+	fd = check_ok(pvfs_open(path, O_RDONLY));
+	assert_int_equal(pvfs_pread(fd, back, DATA_LEN, 0), DATA_LEN);
+	assert_memory_equal(back, data, DATA_LEN);
+	check_ok(pvfs_close(fd));
+}
+
+static void
+each_daemon(void (*attack)(const char *daemon))
+{
+	static const char *daemons[] = { "mgr", "iod0", "iod3" };
+	size_t i;
+
+	for (i = 0; i < sizeof(daemons) / sizeof(daemons[0]); i++) {
+		attack(daemons[i]);
+		assert_still_serving();
+	}
+}
+
+static void
+attack_garbage(const char *daemon)
+{
+	int fd = raw_connect(daemon);
+	char junk[] = "GET / HTTP/1.0\r\n\r\n and then some more bytes to fill";
+
+	raw_send(fd, junk, sizeof(junk));
+	assert_closed(fd);
+	close(fd);
+}
+
+static void
+attack_bad_version(const char *daemon)
+{
+	struct pvfs_hdr h;
+	int fd = raw_connect(daemon);
+
+	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION + 1, PVFS_MGR_PING, 0, 0);
+	assert_int_equal(raw_status(fd, &h), EPROTO);
+	assert_closed(fd);
+	close(fd);
+}
+
+static void
+attack_oversized(const char *daemon)
+{
+	struct pvfs_hdr h;
+	int fd = raw_connect(daemon);
+
+	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, PVFS_MGR_STAT,
+	    0xfffffff0u, 0);
+	assert_int_equal(raw_status(fd, &h), EMSGSIZE);
+	assert_closed(fd);
+	close(fd);
+}
+
+/* A reply where a request belongs: out of order. */
+static void
+attack_reply_as_request(const char *daemon)
+{
+	struct pvfs_hdr h;
+	int fd = raw_connect(daemon);
+
+	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, PVFS_MGR_PING, 0,
+	    PVFS_HDR_REPLY);
+	assert_int_equal(raw_status(fd, &h), EPROTO);
+	assert_closed(fd);
+	close(fd);
+}
+
+/* A well-framed body that does not have its opcode's shape. */
+static void
+attack_malformed_body(const char *daemon)
+{
+	uint8_t body[40];
+	struct pvfs_hdr h;
+	int fd = raw_connect(daemon);
+	uint16_t op = daemon[0] == 'm' ? PVFS_MGR_STAT : PVFS_IOD_READ;
+
+	memset(body, 0xff, sizeof(body));
+	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, op, sizeof(body), 0);
+	raw_send(fd, body, sizeof(body));
+	assert_int_equal(raw_status(fd, &h), EPROTO);
+	assert_closed(fd);
+	close(fd);
+}
+
+/* An unknown opcode is refused but the connection stays usable. */
+static void
+attack_unknown_opcode(const char *daemon)
+{
+	struct pvfs_hdr h;
+	int fd = raw_connect(daemon);
+	uint16_t ping = daemon[0] == 'm' ? PVFS_MGR_PING : PVFS_IOD_PING;
+	uint8_t body[64];
+
+	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, 0x0777, 0, 0);
+	assert_int_equal(raw_status(fd, &h), EOPNOTSUPP);
+	send_frame(fd, ping, 0, NULL);
+	assert_int_equal(raw_status(fd, &h), 0);
+	assert_int_equal(h.op, ping);
+	assert_true(h.body_len <= sizeof(body));
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	close(fd);
+}
+
+/* The peer vanishes in the middle of a header, then of a body. */
+static void
+attack_truncated(const char *daemon)
+{
+	uint8_t half[PVFS_HDR_LEN / 2] = { 0x50, 0x56, 0x46, 0x31 };
+	int fd = raw_connect(daemon);
+
+	raw_send(fd, half, sizeof(half));
+	close(fd);
+	fd = raw_connect(daemon);
+	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, PVFS_MGR_STAT, 500, 0);
+	raw_send(fd, half, sizeof(half));
+	close(fd);
+}
+
+static void test_garbage(void **state) { each_daemon(attack_garbage); }
+static void test_bad_version(void **state) { each_daemon(attack_bad_version); }
+static void test_oversized_body(void **state) { each_daemon(attack_oversized); }
+static void test_reply_as_request(void **state) { each_daemon(attack_reply_as_request); }
+static void test_malformed_body(void **state) { each_daemon(attack_malformed_body); }
+static void test_unknown_opcode(void **state) { each_daemon(attack_unknown_opcode); }
+static void test_truncated_frames(void **state) { each_daemon(attack_truncated); }
+
+/* A real capability for /data, asked of the mgr as the library would. */
+static void
+real_cap(uint32_t flags, struct pvfs_mgr_attrcap_rep *rep)
+{
+	struct pvfs_mgr_open_req req;
+	struct pvfs_hdr h;
+	uint8_t body[4096];
+	int fd = raw_connect("mgr");
+
+	memset(&req, 0, sizeof(req));
+	req.flags = flags;
+	req.dist.base = req.dist.pcount = req.dist.ssize = PVFS_DIST_DEFAULT;
+	strcpy(req.path, "/data");
+	send_frame(fd, PVFS_MGR_OPEN, 0, &req);
+	assert_int_equal(raw_status(fd, &h), 0);
+	assert_true(h.body_len <= sizeof(body));
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	assert_int_equal(pvfs_msg_decode(PVFS_MGR_OPEN, 1, body, h.body_len, rep), 0);
+	close(fd);
+}
+
+/* Ask the iod holding part 0 of /data to read it with cap: the status,
+ * and on success the stream must be the file's first stripe. */
+static int
+iod_read_with(const struct pvfs_cap *cap)
+{
+	struct pvfs_iod_read_req req;
+	struct pvfs_iod_read_rep rep;
+	struct pvfs_hdr h;
+	uint8_t body[64], stream[65536];
+	char name[16];
+	int fd, st;
+
+	snprintf(name, sizeof(name), "iod%u", cap->dist.base);
+	fd = raw_connect(name);
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.pat = (struct pvfs_pattern){ 0, 65536, 65536, 1 };
+	send_frame(fd, PVFS_IOD_READ, 0, &req);
+	if ((st = raw_status(fd, &h)) == 0) {
+		assert_int_equal(raw_read(fd, body, h.body_len), 0);
+		assert_int_equal(pvfs_msg_decode(PVFS_IOD_READ, 1, body, h.body_len, &rep), 0);
+		assert_int_equal(rep.stream_len, 65536);
+		assert_int_equal(raw_read(fd, stream, sizeof(stream)), 0);
+		assert_memory_equal(stream, data, sizeof(stream));
+	}
+	close(fd);
+	return st;
+}
+
+static void
+test_capabilities_are_checked(void **state)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct pvfs_cap cap;
+
+	real_cap(PVFS_OF_RDONLY, &rep);
+	assert_int_equal(iod_read_with(&rep.cap), 0);
+	cap = rep.cap, cap.mac[0] ^= 1;                   /* forged */
+	assert_int_equal(iod_read_with(&cap), EACCES);
+	cap = rep.cap, cap.ino += 1;                      /* another file */
+	assert_int_equal(iod_read_with(&cap), EACCES);
+	cap = rep.cap, cap.rights |= PVFS_R_WRITE;         /* more rights */
+	assert_int_equal(iod_read_with(&cap), EACCES);
+	cap = rep.cap, cap.expiry = time(NULL) - 10;       /* expired, signed */
+	pvfs_cap_sign(&cap, key, keylen);
+	assert_int_equal(iod_read_with(&cap), EKEYEXPIRED);
+	cap = rep.cap;                                     /* wrong secret */
+	pvfs_cap_sign(&cap, (const uint8_t *)"not the secret of this fs", 25);
+	assert_int_equal(iod_read_with(&cap), EACCES);
+	assert_still_serving();
+}
+
+/* A read-only capability used for a write is refused; the stream is
+ * drained, the connection stays usable and the data is untouched. */
+static void
+test_read_cap_cannot_write(void **state)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct pvfs_iod_write_req req;
+	struct pvfs_hdr h;
+	uint8_t junk[65536];
+	char name[16];
+	int fd;
+
+	real_cap(PVFS_OF_RDONLY, &rep);
+	snprintf(name, sizeof(name), "iod%u", rep.cap.dist.base);
+	fd = raw_connect(name);
+	memset(&req, 0, sizeof(req));
+	req.cap = rep.cap;
+	req.pat = (struct pvfs_pattern){ 0, 65536, 65536, 1 };
+	req.stream_len = sizeof(junk);
+	memset(junk, 0x5a, sizeof(junk));
+	send_frame(fd, PVFS_IOD_WRITE, 0, &req);
+	raw_send(fd, junk, sizeof(junk));
+	assert_int_equal(raw_status(fd, &h), EACCES);
+	send_frame(fd, PVFS_IOD_PING, 0, NULL);
+	assert_int_equal(raw_status(fd, &h), 0);
+	close(fd);
+	assert_still_serving();
+}
+
+static int
+group_setup(void **state)
+{
+	char path[PATH_MAX], *cause = NULL;
+	size_t i;
+	int fd;
+
+	if (cluster_start(&c, NIODS) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/secret", c.dir);
+	if (pvfs_key_load(path, key, &keylen, &cause) != 0) {
+		fprintf(stderr, "%s\n", cause);
+		return -1;
+	}
+	for (i = 0; i < DATA_LEN; i++)
+		data[i] = (uint8_t)(i * 31 + i / 65536);
+	fd = pvfs_open(cluster_path(&c, "data", path), O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || pvfs_write(fd, data, DATA_LEN) != DATA_LEN || pvfs_close(fd) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	return cluster_stop(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_bad_version),
+		cmocka_unit_test(test_oversized_body),
+		cmocka_unit_test(test_reply_as_request),
+		cmocka_unit_test(test_malformed_body),
+		cmocka_unit_test(test_unknown_opcode),
+		cmocka_unit_test(test_truncated_frames),
+		cmocka_unit_test(test_capabilities_are_checked),
+		cmocka_unit_test(test_read_cap_cannot_write),
+	};
+	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+
+	return cluster_finish(&c, rc);
+}

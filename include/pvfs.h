@@ -44,6 +44,10 @@ struct pvfs_filestat {
 #ifndef PVFS_NO_COMPAT_NAMES
 #define O_META PVFS_O_META
 #define GETMETA PVFS_GETMETA
+#define SETPART PVFS_SETPART
+#define GETPART PVFS_GETPART
+#define fpart pvfs_fpart       /* struct fpart, fpart */
+#define fpart_p pvfs_fpart_p
 #endif
 
 typedef struct pvfs_dir PVFS_DIR;
@@ -91,6 +95,54 @@ int pvfs_closedir(PVFS_DIR *dir);
  * system's ordered iod table; -1 with errno (EBADF, EINVAL, ERANGE: addr
  * too short) on failure. */
 int pvfs_getiod(int fd, int rel, char *addr, size_t len);
+
+/* ---- partitions and noncontiguous I/O (doc/noncontig.md) ---- */
+
+/* A PVFS 1 partition, set with pvfs_ioctl(fd, PVFS_SETPART, &part): the
+ * descriptor then sees only groups of gsize bytes starting every stride
+ * bytes from offset, concatenated; reads, writes and lseek count in that
+ * view, and SETPART resets the offset to 0.  gsize 0, stride 0 or
+ * gsize == stride is a contiguous view starting at offset; all zeros is
+ * the whole file.  Negative fields, or 0 < stride < gsize: EINVAL. */
+struct pvfs_fpart {
+	int64_t offset;  /* file offset of the first group */
+	int64_t gsize;   /* bytes in each group */
+	int64_t stride;  /* distance between the starts of two groups */
+	int64_t gstride; /* unused (PVFS 1 group I/O), kept as given */
+	int64_t ngroups; /* unused, kept as given */
+};
+typedef struct pvfs_fpart pvfs_fpart;
+typedef struct pvfs_fpart *pvfs_fpart_p;
+#define PVFS_SETPART 0x7002 /* arg: const struct pvfs_fpart * */
+#define PVFS_GETPART 0x7003 /* arg: struct pvfs_fpart * (out; zeros if none) */
+
+/* PVFS 1 list I/O: the bytes of file_list_count file regions (increasing,
+ * non-overlapping offsets) to or from mem_list_count memory regions of
+ * the same total length, in one call: one request per I/O daemon.  The
+ * file offset and any partition are ignored.  Returns the bytes moved
+ * (a read stops at the end of file), or -1 with errno: EINVAL (negative
+ * or unequal lengths, regions out of order or overlapping), EOVERFLOW
+ * (total above INT_MAX: use the 64 variants), EBADF, EISDIR. */
+int pvfs_read_list(int fd, int mem_list_count, char *mem_offsets[],
+    int mem_lengths[], int file_list_count, int64_t file_offsets[],
+    int32_t file_lengths[]);
+int pvfs_write_list(int fd, int mem_list_count, char *mem_offsets[],
+    int mem_lengths[], int file_list_count, int64_t file_offsets[],
+    int32_t file_lengths[]);
+/* The same with 64-bit lengths and totals. */
+ssize_t pvfs_read_list64(int fd, int mem_list_count, char *mem_offsets[],
+    const int64_t mem_lengths[], int file_list_count,
+    const int64_t file_offsets[], const int64_t file_lengths[]);
+ssize_t pvfs_write_list64(int fd, int mem_list_count, char *mem_offsets[],
+    const int64_t mem_lengths[], int file_list_count,
+    const int64_t file_offsets[], const int64_t file_lengths[]);
+/* A vector: count blocks of blocklen bytes, block i at file offset
+ * offset + i * stride (stride >= blocklen), to or from buf contiguously.
+ * Offset and partition ignored, as for list I/O. */
+ssize_t pvfs_read_strided(int fd, void *buf, int64_t offset, int64_t blocklen,
+    int64_t stride, int64_t count);
+ssize_t pvfs_write_strided(int fd, const void *buf, int64_t offset,
+    int64_t blocklen, int64_t stride, int64_t count);
 
 /* 1 if path lies under a pvfstab mount prefix, 0 if not. */
 int pvfs_is_pvfs_path(const char *path);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # demo.sh - the quick start: build, start a local file system (one mgr and
 # four iods on loopback), copy a real file in, list it, show its striping,
-# copy it back out, verify the checksum, stop.
+# check the daemons, copy it back out, verify the checksum, stop.
 #
 #   scripts/demo.sh [FILE]
 set -euo pipefail
@@ -24,13 +24,16 @@ export PVFSTAB_FILE=$dir/pvfstab
 "$build/pvfs-local" status "$dir"
 
 echo "== copying $file in"
-"$build/examples/pvfs-example-copy" "$file" /pvfs/demo.bin
+"$build/pvfs-cp" "$file" /pvfs/demo.bin
 echo "== listing /pvfs"
-"$build/examples/pvfs-example-ls" /pvfs
-echo "== its striping"
+"$build/pvfs-ls" -l --dist /pvfs
+echo "== its striping: bytes each iod holds, and where each stripe lives"
+"$build/pvfs-stat" /pvfs/demo.bin
 "$build/examples/pvfs-example-stripes" --show /pvfs/demo.bin
+echo "== health of the file system"
+"$build/pvfs-ping"
 echo "== reading it back"
-"$build/examples/pvfs-example-copy" /pvfs/demo.bin "$dir/demo.back"
+"$build/pvfs-cp" /pvfs/demo.bin "$dir/demo.back"
 want=$(sha256sum < "$file" | cut -d' ' -f1)
 got=$(sha256sum < "$dir/demo.back" | cut -d' ' -f1)
 echo "sha256 original  $want"

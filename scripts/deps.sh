@@ -1,7 +1,8 @@
 # deps.sh - sourced by demo.sh and test.sh: install what the build needs
 # from Debian's archive when it is missing, and build into a directory.
 
-PVFS_DEPS="gcc make autoconf automake libtool pkg-config libev-dev libcmocka-dev clang"
+PVFS_DEPS="gcc make autoconf automake libtool pkg-config libev-dev libcmocka-dev clang bsdutils
+	fio sqlite3 python3 tar"  # fio ... tar: the preload tests (tests/preload/)
 
 pvfs_install_deps() {
 	missing=""

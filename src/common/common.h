@@ -67,9 +67,12 @@ struct pvfs_piece {
 	uint64_t len;
 };
 struct pvfs_stripe_iter {
-	struct pvfs_pattern pat;
+	struct pvfs_pattern one;        /* the pattern, for a single one */
+	const struct pvfs_pattern *seg; /* a segment list (NULL: one) */
+	uint32_t nseg, cur;             /* segments, current segment */
+	uint64_t mem_base;              /* stream offset of segment cur */
 	uint32_t pcount, ssize, rel;
-	uint64_t block;  /* current pattern block */
+	uint64_t block;  /* current block of the current segment */
 	uint64_t pos;    /* offset within the current block */
 };
 /* Iterate the pieces of pat held by iod rel, in logical order; a piece
@@ -77,10 +80,58 @@ struct pvfs_stripe_iter {
 void pvfs_stripe_iter_init(struct pvfs_stripe_iter *it,
     const struct pvfs_pattern *pat, uint32_t pcount, uint32_t ssize,
     uint32_t rel);
+/* The same over a segment list (pvfs_list_check'ed), which must outlive
+ * the iterator; piece.mem counts from the start of the first segment. */
+void pvfs_stripe_iter_init_list(struct pvfs_stripe_iter *it,
+    const struct pvfs_pattern *seg, uint32_t nseg, uint32_t pcount,
+    uint32_t ssize, uint32_t rel);
 int pvfs_stripe_iter_next(struct pvfs_stripe_iter *it, struct pvfs_piece *pc);
-/* Bytes of pat held by iod rel. */
+/* Bytes of pat held by iod rel, in O(min(count, period)) where the period
+ * is pcount * ssize / gcd(stride, pcount * ssize). */
 uint64_t pvfs_stripe_share(const struct pvfs_pattern *pat, uint32_t pcount,
     uint32_t ssize, uint32_t rel);
+/* Bytes of pat held by iod rel that lie below logical offset end. */
+uint64_t pvfs_stripe_share_below(const struct pvfs_pattern *pat,
+    uint32_t pcount, uint32_t ssize, uint32_t rel, uint64_t end);
+/* Bytes of pat's stream, its end (1 + last offset), and how many of its
+ * stream's bytes lie below size (a prefix: blocks are in order). */
+uint64_t pvfs_pattern_bytes(const struct pvfs_pattern *pat);
+uint64_t pvfs_pattern_end(const struct pvfs_pattern *pat);
+uint64_t pvfs_pattern_below(const struct pvfs_pattern *pat, uint64_t size);
+/* The same over a segment list. */
+uint64_t pvfs_list_share(const struct pvfs_pattern *seg, uint32_t nseg,
+    uint32_t pcount, uint32_t ssize, uint32_t rel);
+uint64_t pvfs_list_share_below(const struct pvfs_pattern *seg, uint32_t nseg,
+    uint32_t pcount, uint32_t ssize, uint32_t rel, uint64_t end);
+uint64_t pvfs_list_bytes(const struct pvfs_pattern *seg, uint32_t nseg);
+uint64_t pvfs_list_below(const struct pvfs_pattern *seg, uint32_t nseg,
+    uint64_t size);
+/* Steps the share computations above cost an iod for a list: the sum over
+ * segments of min(count, period).  A list request whose work exceeds
+ * PVFS_LIST_MAX_WORK is refused (EINVAL); a valid segment alone never
+ * does (its work is at most its count). */
+uint64_t pvfs_list_work(const struct pvfs_pattern *seg, uint32_t nseg,
+    uint32_t pcount, uint32_t ssize);
+/* How many segments from seg[0] one request may carry: at most
+ * PVFS_LIST_MAX and PVFS_LIST_MAX_WORK of work, at least 1 (nseg > 0). */
+uint32_t pvfs_list_round(const struct pvfs_pattern *seg, uint32_t nseg,
+    uint32_t pcount, uint32_t ssize);
+/* A PVFS 1 partition (doc/noncontig.md): groups of gsize bytes every
+ * stride bytes from offset.  gsize 0, stride 0 or gsize == stride is a
+ * contiguous view shifted by offset. */
+struct pvfs_part {
+	uint64_t offset, gsize, stride;
+};
+/* The file bytes behind view bytes [pos, pos + len), len > 0, as
+ * segments in seg (room for max): a head (part of a group), whole groups
+ * (PVFS_PATTERN_MAX_COUNT at most per segment), a tail.  Their number, or
+ * 0 if they would reach 2^63 or need more than max. */
+uint32_t pvfs_part_map(const struct pvfs_part *p, uint64_t pos, uint64_t len,
+    struct pvfs_pattern *seg, uint32_t max);
+/* Room pvfs_part_map needs for len view bytes (3 unless len is huge). */
+uint32_t pvfs_part_nseg(const struct pvfs_part *p, uint64_t len);
+/* Bytes of the view that lie below a file size (the view's size). */
+uint64_t pvfs_part_view_size(const struct pvfs_part *p, uint64_t size);
 /* Size of iod rel's stripe file for a file of logical_size bytes. */
 uint64_t pvfs_stripe_local_size(uint64_t logical_size, uint32_t pcount,
     uint32_t ssize, uint32_t rel);

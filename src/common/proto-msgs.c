@@ -194,6 +194,23 @@ static const struct pvfs_field iod_write_rep_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field iod_read_list_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_read_list_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_list_req, rel),
+	PVFS_FARR(struct pvfs_iod_read_list_req, seg, nseg, PVFS_LIST_MAX,
+	    struct pvfs_pattern, pattern_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_write_list_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_write_list_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_list_req, rel),
+	PVFS_FARR(struct pvfs_iod_write_list_req, seg, nseg, PVFS_LIST_MAX,
+	    struct pvfs_pattern, pattern_f),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_write_list_req, stream_len),
+	PVFS_FEND
+};
+
 static const struct pvfs_field iod_truncate_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_truncate_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_truncate_req, rel),
@@ -243,7 +260,7 @@ static const struct pvfs_field iod_ping_rep_f[] = {
 };
 
 #define MSG(op, req, reqt, rep, rept) \
-	{ op, #op + 5, req, sizeof(reqt), rep, sizeof(rept) }
+	{ op, &(#op)[5], req, sizeof(reqt), rep, sizeof(rept) } /* skip "PVFS_" */
 
 static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_PING, none_f, struct pvfs_none, mgr_ping_rep_f, struct pvfs_mgr_ping_rep),
@@ -271,6 +288,8 @@ static const struct pvfs_msgdesc iod_msgs[] = {
 	MSG(PVFS_IOD_FSYNC, iod_fsync_req_f, struct pvfs_iod_fsync_req, none_f, struct pvfs_none),
 	MSG(PVFS_IOD_SIZE, iod_size_req_f, struct pvfs_iod_size_req, iod_size_rep_f, struct pvfs_iod_size_rep),
 	MSG(PVFS_IOD_STATFS, none_f, struct pvfs_none, iod_statfs_rep_f, struct pvfs_iod_statfs_rep),
+	MSG(PVFS_IOD_READ_LIST, iod_read_list_req_f, struct pvfs_iod_read_list_req, iod_read_rep_f, struct pvfs_iod_read_rep),
+	MSG(PVFS_IOD_WRITE_LIST, iod_write_list_req_f, struct pvfs_iod_write_list_req, iod_write_rep_f, struct pvfs_iod_write_rep),
 };
 
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 1
+#define PVFS_PROTO_VERSION 2
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -28,6 +28,13 @@
 #define PVFS_READDIR_MAX 1024  /* entries in one readdir reply */
 #define PVFS_MAC_LEN 32
 #define PVFS_PATTERN_MAX_COUNT (1u << 24) /* blocks in one pattern */
+#define PVFS_LIST_MAX 16384 /* segments in one READ_LIST/WRITE_LIST (512 KiB) */
+/* Steps of share computation one READ_LIST/WRITE_LIST may cost an iod
+ * (pvfs_list_work: sum over segments of min(count, period)).  A list
+ * request whose work exceeds it is refused with EINVAL; clients split
+ * their lists into requests that stay within it.  One segment alone always
+ * fits: its work is at most its count, <= PVFS_PATTERN_MAX_COUNT. */
+#define PVFS_LIST_MAX_WORK (1u << 24)
 #define PVFS_SSIZE_MIN 512
 #define PVFS_SSIZE_MAX (64u << 20)
 #define PVFS_DIST_DEFAULT 0xffffffffu /* in a request: use the default */
@@ -71,6 +78,8 @@ enum pvfs_op {
 	PVFS_IOD_FSYNC,
 	PVFS_IOD_SIZE,
 	PVFS_IOD_STATFS,
+	PVFS_IOD_READ_LIST,  /* READ of a list of patterns; reply as READ */
+	PVFS_IOD_WRITE_LIST, /* WRITE of a list of patterns; reply as WRITE */
 	PVFS_IOD_OP_END,
 };
 
@@ -258,6 +267,27 @@ struct pvfs_iod_write_req {
 struct pvfs_iod_write_rep {
 	uint64_t written;
 };
+/* A noncontiguous access: nseg patterns ("segments") in increasing file
+ * order, none overlapping the next (each starts at or after the previous
+ * one's last byte + 1); the stream is their bytes in that order.  A
+ * region list is segments of count 1; a partitioned read crossing groups
+ * is at most three (head, whole groups, tail).  1 <= nseg <= PVFS_LIST_MAX,
+ * checked by the codec before the array is allocated; the segments are
+ * checked as a whole by pvfs_list_check.  A client sends each iod only
+ * the segments holding some of its bytes. */
+struct pvfs_iod_read_list_req {
+	struct pvfs_cap cap;
+	uint32_t rel;
+	uint32_t nseg;
+	struct pvfs_pattern *seg; /* nseg entries; freed by pvfs_msg_free */
+};
+struct pvfs_iod_write_list_req {
+	struct pvfs_cap cap;
+	uint32_t rel;
+	uint32_t nseg;
+	struct pvfs_pattern *seg;
+	uint64_t stream_len; /* must equal this iod's share of the segments */
+};
 struct pvfs_iod_truncate_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
@@ -319,5 +349,8 @@ int pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key,
 
 /* Pattern sanity (stripe.c): 0 or -EINVAL. */
 int pvfs_pattern_check(const struct pvfs_pattern *p);
+/* A segment list's sanity: count, each pattern, order, no overlap, total
+ * bytes below 2^63.  0 or -EINVAL. */
+int pvfs_list_check(const struct pvfs_pattern *seg, uint32_t nseg);
 
 #endif /* PVFS_PROTO_H */

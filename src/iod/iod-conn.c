@@ -72,6 +72,7 @@ static void iod_conn_close(struct iod_conn *c)
 	ev_io_stop(iod.loop, &c->io);
 	close(c->fd);
 	iod_op_xfer_end(&c->xfer);
+	free(c->lbody);
 	pvfs_buf_free(&c->out);
 	TAILQ_REMOVE(&iod.conns, c, entry);
 	iod.nconns--;
@@ -144,7 +145,8 @@ static int iod_conn_check_hdr(struct iod_conn *c)
 
 	if (rc != 0 && c->hdr.magic != PVFS_PROTO_MAGIC)
 		return iod_conn_drop(c, "bad magic", 0);
-	if (rc == -EMSGSIZE || (rc == 0 && c->hdr.body_len > IOD_BODY_MAX)) {
+	if (rc == -EMSGSIZE || (rc == 0 && c->hdr.body_len > IOD_BODY_MAX &&
+	    iod_op_body_alloc(c) != 0)) {
 		iod_conn_fail(c, EMSGSIZE, "request body too long");
 		return IOD_STEP_NEXT;
 	}
@@ -182,7 +184,8 @@ static int iod_conn_read_body(struct iod_conn *c)
 	ssize_t n;
 
 	if (c->got < c->hdr.body_len) {
-		n = recv(c->fd, c->body + c->got, c->hdr.body_len - c->got, 0);
+		n = recv(c->fd, (c->lbody ? c->lbody : c->body) + c->got,
+		    c->hdr.body_len - c->got, 0);
 		if (n <= 0)
 			return iod_conn_recv_fail(c, n, "peer closed mid-body");
 		c->got += (size_t)n;

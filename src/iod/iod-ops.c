@@ -11,6 +11,7 @@
 #include <sys/statvfs.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +28,21 @@ union iod_req {
 	struct pvfs_iod_cap_req cap;
 	struct pvfs_iod_fsync_req fsync;
 	struct pvfs_iod_size_req size;
+	struct pvfs_iod_read_list_req read_list;
+	struct pvfs_iod_write_list_req write_list;
 	uint8_t pad[256];
+};
+
+/* A READ or WRITE, of one pattern or of a LIST, in one shape.  own points
+ * at a LIST request's decoded array: the stream takes it over (and the
+ * request then frees nothing). */
+struct iod_op_io {
+	const struct pvfs_cap *cap;
+	uint32_t rel;
+	const struct pvfs_pattern *seg;
+	uint32_t nseg;
+	struct pvfs_pattern **own;
+	uint64_t stream_len; /* WRITE: this iod's share, as the client says */
 };
 
 union iod_rep {
@@ -58,59 +73,51 @@ static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
 	return 0;
 }
 
-static int iod_op_pattern(const struct pvfs_pattern *pat)
+/* A LIST's share computations run in this single-threaded loop before
+ * any stream byte moves, so their work is bounded before any of them:
+ * PVFS_LIST_MAX_WORK (a single pattern is bounded by its count).  Needs
+ * the distribution checked (iod_op_dist). */
+static int iod_op_segs(const struct iod_op_io *io)
 {
-	if (pvfs_pattern_check(pat) != 0)
+	const struct pvfs_dist *d = &io->cap->dist;
+
+	if (io->own == NULL)
+		return pvfs_pattern_check(io->seg) != 0 ? EINVAL : 0;
+	if (pvfs_list_check(io->seg, io->nseg) != 0)
+		return EINVAL;
+	if (pvfs_list_work(io->seg, io->nseg, d->pcount, d->ssize) >
+	    PVFS_LIST_MAX_WORK)
 		return EINVAL;
 	return 0;
 }
 
-/* Bytes of iod rel's share of pat that lie below logical offset end, in
- * O(1) calls of pvfs_stripe_share: the blocks wholly below end, plus the
- * one block end cuts. */
-static uint64_t iod_op_share_below(const struct pvfs_pattern *pat,
-    const struct pvfs_dist *d, uint32_t rel, uint64_t end)
+static uint64_t iod_op_share(const struct iod_op_io *io)
 {
-	struct pvfs_pattern p = *pat;
-	uint64_t span, k, start, share = 0;
+	const struct pvfs_dist *d = &io->cap->dist;
 
-	if (end <= pat->offset)
-		return 0;
-	span = end - pat->offset;
-	if (span < pat->gsize)
-		k = 0;
-	else if (pat->count == 1)
-		k = 1;
-	else
-		k = (span - pat->gsize) / pat->stride + 1;
-	if (k > pat->count)
-		k = pat->count;
-	if (k > 0) {
-		p.count = k;
-		share = pvfs_stripe_share(&p, d->pcount, d->ssize, rel);
-	}
-	if (k < pat->count) {
-		start = pat->offset + k * pat->stride;
-		if (start < end) {
-			p.offset = start;
-			p.gsize = end - start;
-			p.stride = p.gsize;
-			p.count = 1;
-			share += pvfs_stripe_share(&p, d->pcount, d->ssize, rel);
-		}
-	}
-	return share;
+	return pvfs_list_share(io->seg, io->nseg, d->pcount, d->ssize, io->rel);
 }
 
 static void iod_op_xfer_start(struct iod_xfer *x, struct iod_file *f,
-    const struct pvfs_pattern *pat, const struct pvfs_dist *d, uint32_t rel,
-    uint64_t len)
+    const struct iod_op_io *io, uint64_t len)
 {
+	const struct pvfs_dist *d;
+
 	memset(x, 0, sizeof *x);
 	x->file = f;
 	x->left = x->total = len;
-	if (pat != NULL)
-		pvfs_stripe_iter_init(&x->it, pat, d->pcount, d->ssize, rel);
+	if (io == NULL)
+		return;
+	d = &io->cap->dist;
+	if (io->own == NULL) {
+		pvfs_stripe_iter_init(&x->it, io->seg, d->pcount, d->ssize,
+		    io->rel);
+		return;
+	}
+	x->segs = *io->own;
+	*io->own = NULL;
+	pvfs_stripe_iter_init_list(&x->it, x->segs, io->nseg, d->pcount,
+	    d->ssize, io->rel);
 }
 
 /* Release what a stream holds; safe to call twice. */
@@ -118,6 +125,8 @@ void iod_op_xfer_end(struct iod_xfer *x)
 {
 	iod_store_put(x->file);
 	x->file = NULL;
+	free(x->segs);
+	x->segs = NULL;
 	x->left = 0;
 	x->run_left = 0;
 }
@@ -244,14 +253,14 @@ void iod_op_write_done(struct iod_conn *c)
 }
 
 /* Open the stripe file (NULL if missing) and size the READ reply. */
-static int iod_op_read_size(const struct pvfs_iod_read_req *r,
-    struct iod_file **fp, struct pvfs_iod_read_rep *rep)
+static int iod_op_read_size(const struct iod_op_io *io, struct iod_file **fp,
+    struct pvfs_iod_read_rep *rep)
 {
-	const struct pvfs_dist *d = &r->cap.dist;
+	const struct pvfs_dist *d = &io->cap->dist;
 	struct stat st;
 	int err = 0;
 
-	if ((*fp = iod_store_get(r->cap.ino, 0, &err)) == NULL)
+	if ((*fp = iod_store_get(io->cap->ino, 0, &err)) == NULL)
 		return err == ENOENT ? 0 : err;
 	if (fstat((*fp)->fd, &st) != 0) {
 		err = errno;
@@ -261,24 +270,24 @@ static int iod_op_read_size(const struct pvfs_iod_read_req *r,
 	}
 	if (st.st_size > 0) {
 		rep->logical_end = pvfs_stripe_logical_end((uint64_t)st.st_size,
-		    d->pcount, d->ssize, r->rel);
-		rep->stream_len = iod_op_share_below(&r->pat, d, r->rel,
-		    rep->logical_end);
+		    d->pcount, d->ssize, io->rel);
+		rep->stream_len = pvfs_list_share_below(io->seg, io->nseg,
+		    d->pcount, d->ssize, io->rel, rep->logical_end);
 	}
 	return 0;
 }
 
-static void iod_op_read(struct iod_conn *c, const struct pvfs_iod_read_req *r)
+static void iod_op_read(struct iod_conn *c, const struct iod_op_io *io)
 {
 	union iod_rep rep;
 	struct iod_file *f;
 	int err;
 
 	memset(&rep, 0, sizeof rep);
-	if ((err = iod_op_cap(&r->cap, PVFS_R_READ)) != 0 ||
-	    (err = iod_op_dist(&r->cap, r->rel)) != 0 ||
-	    (err = iod_op_pattern(&r->pat)) != 0 ||
-	    (err = iod_op_read_size(r, &f, &rep.read)) != 0) {
+	if ((err = iod_op_cap(io->cap, PVFS_R_READ)) != 0 ||
+	    (err = iod_op_dist(io->cap, io->rel)) != 0 ||
+	    (err = iod_op_segs(io)) != 0 ||
+	    (err = iod_op_read_size(io, &f, &rep.read)) != 0) {
 		iod_conn_reply(c, err, NULL);
 		return;
 	}
@@ -287,8 +296,7 @@ static void iod_op_read(struct iod_conn *c, const struct pvfs_iod_read_req *r)
 		iod_conn_reply(c, 0, &rep);
 		return;
 	}
-	iod_op_xfer_start(&c->xfer, f, &r->pat, &r->cap.dist, r->rel,
-	    rep.read.stream_len);
+	iod_op_xfer_start(&c->xfer, f, io, rep.read.stream_len);
 	c->stream_next = 1;
 	iod_conn_reply(c, 0, &rep);
 }
@@ -296,7 +304,7 @@ static void iod_op_read(struct iod_conn *c, const struct pvfs_iod_read_req *r)
 /* Receive len stream bytes without writing them, then reply err. */
 static void iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
 {
-	iod_op_xfer_start(&c->xfer, NULL, NULL, NULL, 0, len);
+	iod_op_xfer_start(&c->xfer, NULL, NULL, len);
 	c->xfer.err = err;
 	c->xfer.discard = 1;
 	c->state = IOD_CONN_READ_STREAM;
@@ -306,30 +314,64 @@ static void iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
  * the stream, was wrong) is drained so that the connection survives; a
  * stream whose length does not match the pattern cannot be resynchronised,
  * so that gets EINVAL and the connection closes (design.md). */
-static void iod_op_write(struct iod_conn *c, const struct pvfs_iod_write_req *r)
+static void iod_op_write(struct iod_conn *c, const struct iod_op_io *io)
 {
-	const struct pvfs_dist *d = &r->cap.dist;
 	struct iod_file *f = NULL;
 	int err;
 
-	if ((err = iod_op_cap(&r->cap, PVFS_R_WRITE)) != 0) {
-		iod_op_write_drain(c, r->stream_len, err);
+	if ((err = iod_op_cap(io->cap, PVFS_R_WRITE)) != 0) {
+		iod_op_write_drain(c, io->stream_len, err);
 		return;
 	}
-	if (iod_op_dist(&r->cap, r->rel) != 0 ||
-	    iod_op_pattern(&r->pat) != 0 || r->stream_len !=
-	    pvfs_stripe_share(&r->pat, d->pcount, d->ssize, r->rel)) {
+	/* iod_op_segs bounds the work before iod_op_share does it. */
+	if (iod_op_dist(io->cap, io->rel) != 0 || iod_op_segs(io) != 0) {
+		iod_conn_fail(c, EINVAL, "write pattern refused");
+		return;
+	}
+	if (io->stream_len != iod_op_share(io)) {
 		iod_conn_fail(c, EINVAL, "write stream does not match pattern");
 		return;
 	}
 	/* An empty share creates no file: a missing stripe file is empty. */
-	if (r->stream_len > 0 &&
-	    (f = iod_store_get(r->cap.ino, 1, &err)) == NULL) {
-		iod_op_write_drain(c, r->stream_len, err);
+	if (io->stream_len > 0 &&
+	    (f = iod_store_get(io->cap->ino, 1, &err)) == NULL) {
+		iod_op_write_drain(c, io->stream_len, err);
 		return;
 	}
-	iod_op_xfer_start(&c->xfer, f, &r->pat, d, r->rel, r->stream_len);
+	iod_op_xfer_start(&c->xfer, f, io, io->stream_len);
 	c->state = IOD_CONN_READ_STREAM;
+}
+
+/* The single and the LIST forms of READ and WRITE, as one iod_op_io. */
+static void iod_op_rw(struct iod_conn *c, union iod_req *req)
+{
+	struct iod_op_io io;
+
+	memset(&io, 0, sizeof io);
+	switch (c->hdr.op) {
+	case PVFS_IOD_READ:
+	case PVFS_IOD_WRITE:
+		io = (struct iod_op_io){ &req->read.cap, req->read.rel,
+			&req->read.pat, 1, NULL, 0 };
+		if (c->hdr.op == PVFS_IOD_WRITE)
+			io.stream_len = req->write.stream_len;
+		break;
+	case PVFS_IOD_READ_LIST:
+		io = (struct iod_op_io){ &req->read_list.cap, req->read_list.rel,
+			req->read_list.seg, req->read_list.nseg,
+			&req->read_list.seg, 0 };
+		break;
+	default:
+		io = (struct iod_op_io){ &req->write_list.cap,
+			req->write_list.rel, req->write_list.seg,
+			req->write_list.nseg, &req->write_list.seg,
+			req->write_list.stream_len };
+		break;
+	}
+	if (c->hdr.op == PVFS_IOD_READ || c->hdr.op == PVFS_IOD_READ_LIST)
+		iod_op_read(c, &io);
+	else
+		iod_op_write(c, &io);
 }
 
 static void iod_op_truncate(struct iod_conn *c,
@@ -446,17 +488,17 @@ static void iod_op_ping(struct iod_conn *c)
 	iod_conn_reply(c, 0, &rep);
 }
 
-static void iod_op_run(struct iod_conn *c, const union iod_req *req)
+static void iod_op_run(struct iod_conn *c, union iod_req *req)
 {
 	switch (c->hdr.op) {
 	case PVFS_IOD_PING:
 		iod_op_ping(c);
 		break;
 	case PVFS_IOD_READ:
-		iod_op_read(c, &req->read);
-		break;
 	case PVFS_IOD_WRITE:
-		iod_op_write(c, &req->write);
+	case PVFS_IOD_READ_LIST:
+	case PVFS_IOD_WRITE_LIST:
+		iod_op_rw(c, req);
 		break;
 	case PVFS_IOD_TRUNCATE:
 		iod_op_truncate(c, &req->truncate);
@@ -476,6 +518,17 @@ static void iod_op_run(struct iod_conn *c, const union iod_req *req)
 	}
 }
 
+int iod_op_body_alloc(struct iod_conn *c)
+{
+	free(c->lbody);
+	c->lbody = NULL;
+	if (c->hdr.op != PVFS_IOD_READ_LIST && c->hdr.op != PVFS_IOD_WRITE_LIST)
+		return -1;
+	if (c->hdr.body_len > IOD_LIST_BODY_MAX)
+		return -1;
+	return (c->lbody = malloc(c->hdr.body_len)) != NULL ? 0 : -1;
+}
+
 /* Decode the body of the request in c->hdr and run it.  An opcode that is
  * not ours gets EOPNOTSUPP on a live connection (its frame was sound); a
  * body of the wrong shape is a protocol error and closes. */
@@ -484,6 +537,7 @@ void iod_op_dispatch(struct iod_conn *c)
 	union iod_req req;
 	uint16_t op = c->hdr.op;
 	size_t size;
+	int rc;
 
 	if (op < PVFS_IOD_PING || op >= PVFS_IOD_OP_END) {
 		iod_conn_reply(c, EOPNOTSUPP, NULL);
@@ -495,7 +549,11 @@ void iod_op_dispatch(struct iod_conn *c)
 		return;
 	}
 	memset(&req, 0, sizeof req);
-	if (pvfs_msg_decode(op, 0, c->body, c->hdr.body_len, &req) != 0) {
+	rc = pvfs_msg_decode(op, 0, c->lbody ? c->lbody : c->body,
+	    c->hdr.body_len, &req);
+	free(c->lbody);
+	c->lbody = NULL;
+	if (rc != 0) {
 		iod_conn_fail(c, EPROTO, "malformed request body");
 		return;
 	}

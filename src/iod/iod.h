@@ -24,6 +24,7 @@
 #define IOD_DEFAULT_KEYFILE "/etc/pvfs/secret"
 
 #define IOD_BODY_MAX 512           /* largest iod request body is ~120 bytes */
+#define IOD_LIST_BODY_MAX PVFS_MAX_BODY /* READ_LIST/WRITE_LIST bodies (heap) */
 #define IOD_XFER_BUF (4u << 20)    /* shared WRITE receive buffer */
 #define IOD_BUDGET_BYTES (4u << 20) /* stream bytes per connection per wake-up */
 #define IOD_BUDGET_CALLS 1024      /* sendfile/pwrite calls per wake-up */
@@ -99,6 +100,7 @@ struct iod_xfer {
 	uint64_t run_left;       /* ... and bytes left in it */
 	uint64_t left;           /* stream bytes still to move */
 	uint64_t total;          /* stream_len */
+	struct pvfs_pattern *segs; /* a LIST request's segments (owned) */
 	int err;                 /* first write error; the reply's status */
 	int discard;             /* WRITE refused: drain without writing */
 };
@@ -112,6 +114,7 @@ struct iod_conn {
 
 	uint8_t hdr_raw[PVFS_HDR_LEN];
 	uint8_t body[IOD_BODY_MAX];
+	uint8_t *lbody;           /* a LIST request's larger body, or NULL */
 	size_t got;               /* bytes of header or body read so far */
 	struct pvfs_hdr hdr;      /* the request being served */
 
@@ -133,6 +136,8 @@ void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why);
 
 /* iod-ops.c: request handlers and the stripe walk they share. */
 void iod_op_dispatch(struct iod_conn *c);
+/* Room for a body over IOD_BODY_MAX: only LIST requests get it.  0 or -1. */
+int iod_op_body_alloc(struct iod_conn *c);
 int iod_op_run_next(struct iod_xfer *x, unsigned *pieces);
 uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
     unsigned *calls, unsigned *pieces);

@@ -20,6 +20,16 @@
 #define CLIENT_TAB_MAX (1 << 20)
 #define CLIENT_NORM_MAX (2 * PVFS_PATH_MAX + 2)
 
+#define CLIENT_URL "pvfs://"
+#define CLIENT_URL_LEN 7
+
+/* A file system named by URL (pvfs://host[:port]/path) with no pvfstab
+ * entry: created on first use, never freed, like client_fs_tab. */
+struct client_url_fs {
+	struct client_fs fs;
+	struct client_url_fs *next;
+};
+
 static pthread_once_t client_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
 static int client_loaded;      /* 0 not yet, 1 loaded, -1 failed */
@@ -27,6 +37,7 @@ static int client_load_errno;
 static struct client_fs *client_fs_tab;
 static int client_nfs;
 static mode_t client_mask;
+static struct client_url_fs *client_url_list; /* under client_lock */
 
 static void client_atfork_prepare(void);
 static void client_atfork_parent(void);
@@ -272,6 +283,70 @@ client_lookup(const char *path, char *norm, int *dir, struct client_fs **fs)
 	return 0;
 }
 
+/* The file system of the mgr at host:port: a pvfstab entry naming that
+ * mgr if there is one (so both spellings share connections), else one
+ * made for the URL. */
+static struct client_fs *
+client_url_fs(const char *host, uint16_t port)
+{
+	struct client_url_fs *u;
+	struct client_fs *fs = NULL;
+	int i;
+
+	(void)client_load(); /* no pvfstab is fine for a URL */
+	for (i = 0; i < client_nfs && fs == NULL; i++)
+		if (client_fs_tab[i].tab.port == port &&
+		    strcmp(client_fs_tab[i].tab.host, host) == 0)
+			fs = &client_fs_tab[i];
+	pthread_mutex_lock(&client_lock);
+	for (u = client_url_list; u != NULL && fs == NULL; u = u->next)
+		if (u->fs.tab.port == port && strcmp(u->fs.tab.host, host) == 0)
+			fs = &u->fs;
+	if (fs == NULL && (u = calloc(1, sizeof(*u))) != NULL) {
+		fs = &u->fs;
+		snprintf(fs->tab.host, sizeof(fs->tab.host), "%s", host);
+		fs->tab.port = port;
+		snprintf(fs->tab.prefix, sizeof(fs->tab.prefix), CLIENT_URL "%s%s%s:%u",
+		    strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
+		    port);
+		fs->prefix_len = strlen(fs->tab.prefix);
+		fs->timeout_ms = client_timeout(&fs->tab);
+		conn_pool_init(&fs->mgr, host, port);
+		u->next = client_url_list;
+		client_url_list = u;
+	}
+	pthread_mutex_unlock(&client_lock);
+	return fs;
+}
+
+/* "pvfs://host[:port]/path" (s points after the scheme); the port
+ * defaults to the mgr's, the path to the root. */
+static int
+client_lookup_url(const char *s, char *norm, int *dir, struct client_fs **fs)
+{
+	char addr[PVFS_HOST_MAX + 8], host[PVFS_HOST_MAX + 1];
+	size_t alen = strcspn(s, "/");
+	uint16_t port;
+
+	pthread_once(&client_once, client_init_once);
+	if (alen == 0 || alen >= sizeof(addr)) {
+		errno = ENOENT;
+		return -1;
+	}
+	memcpy(addr, s, alen);
+	addr[alen] = '\0';
+	if (pvfs_net_parse_addr(addr, host, sizeof(host), &port,
+	    PVFS_DEFAULT_MGR_PORT) != 0 || port == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (client_normalize(s[alen] ? s + alen : "/", norm, dir) != 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return (*fs = client_url_fs(host, port)) == NULL ? -1 : 0;
+}
+
 int
 client_resolve(const char *path, struct client_fs **fsp, char *inner)
 {
@@ -280,9 +355,15 @@ client_resolve(const char *path, struct client_fs **fsp, char *inner)
 	const char *rest;
 	int dir;
 
-	if (client_lookup(path, norm, &dir, &fs) != 0)
-		return -1;
-	rest = strcmp(fs->tab.prefix, "/") == 0 ? norm : norm + fs->prefix_len;
+	if (path != NULL && strncmp(path, CLIENT_URL, CLIENT_URL_LEN) == 0) {
+		if (client_lookup_url(path + CLIENT_URL_LEN, norm, &dir, &fs) != 0)
+			return -1;
+		rest = norm;
+	} else {
+		if (client_lookup(path, norm, &dir, &fs) != 0)
+			return -1;
+		rest = strcmp(fs->tab.prefix, "/") == 0 ? norm : norm + fs->prefix_len;
+	}
 	if (strlen(rest) + 2 > PVFS_PATH_MAX) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -434,7 +515,16 @@ client_umask(void)
 dev_t
 client_fs_dev(const struct client_fs *fs, uint64_t fsid)
 {
-	uint64_t h = fsid ^ (uint64_t)(fs - client_fs_tab) * 0x9e3779b97f4a7c15ull;
+	uintptr_t a = (uintptr_t)fs, t = (uintptr_t)client_fs_tab;
+	uint64_t idx = 0xcbf29ce484222325ull, h;
+	const char *p;
+
+	if (a >= t && a < t + (size_t)client_nfs * sizeof(*fs))
+		idx = (uint64_t)((a - t) / sizeof(*fs));
+	else /* a URL file system: FNV-1a of its address */
+		for (p = fs->tab.prefix; *p != '\0'; p++)
+			idx = (idx ^ (uint8_t)*p) * 0x100000001b3ull;
+	h = fsid ^ idx * 0x9e3779b97f4a7c15ull;
 
 	return (dev_t)((h ^ (h >> 32)) & 0xffffffffu);
 }

@@ -21,6 +21,7 @@
 #include "pvfs-internal.h"
 
 #define FILE_OFF_MAX ((uint64_t)INT64_MAX)
+#define FILE_SEGS 3 /* segments of a partitioned transfer kept on the stack */
 
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct file_open **file_tab;
@@ -361,7 +362,7 @@ file_iov_total(const struct iovec *iov, int iovcnt)
 	return (ssize_t)total;
 }
 
-static int
+int
 file_check_access(const struct file_open *of, int write)
 {
 	int acc = of->flags & O_ACCMODE;
@@ -377,7 +378,7 @@ file_check_access(const struct file_open *of, int write)
 	return 0;
 }
 
-static int
+int
 file_sync_after_write(struct file_open *of, struct io_file *f)
 {
 	if ((of->flags & O_SYNC) == O_SYNC)
@@ -387,43 +388,149 @@ file_sync_after_write(struct file_open *of, struct io_file *f)
 	return 0;
 }
 
-/* ONE engine call for the whole transfer, whatever the iovec count. */
-static ssize_t
-file_rw(struct file_open *of, int write, const struct iovec *iov, int iovcnt,
-    uint64_t off, uint64_t total)
+/* A view that maps position p to file offset part.offset + p. */
+static int
+file_part_contig(const struct pvfs_part *part)
 {
-	struct pvfs_pattern pat;
-	struct io_file f;
-	ssize_t n;
+	return part->gsize == 0 || part->stride == 0 ||
+	    part->gsize == part->stride;
+}
 
-	if (total == 0)
-		return 0;
-	if (off + total > FILE_OFF_MAX) {
+/* The file segments behind view bytes [pos, pos + total): in *seg when
+ * they fit FILE_SEGS, else in a malloc'd array.  Their number, or 0 with
+ * errno. */
+static uint32_t
+file_map(int write, const struct pvfs_part *part, uint64_t pos,
+    uint64_t total, struct pvfs_pattern **seg)
+{
+	uint32_t max = pvfs_part_nseg(part, total), n;
+
+	if (file_part_contig(part) && (pos > FILE_OFF_MAX - part->offset ||
+	    total > FILE_OFF_MAX - part->offset - pos)) {
 		errno = write ? EFBIG : EINVAL;
-		return -1;
+		return 0;
 	}
-	io_pattern_contig(&pat, off, total);
-	file_io(of, &f);
-	n = write ? io_write(&f, &pat, iov, iovcnt) : io_read(&f, &pat, iov, iovcnt);
-	if (n >= 0 && write && file_sync_after_write(of, &f) != 0)
-		n = -1;
-	file_io_done(of, &f);
+	if (max > PVFS_LIST_MAX) {
+		errno = EINVAL;
+		return 0;
+	}
+	if (max > FILE_SEGS && (*seg = malloc(sizeof(**seg) * max)) == NULL) {
+		errno = ENOMEM;
+		return 0;
+	}
+	if ((n = pvfs_part_map(part, pos, total, *seg, max)) == 0)
+		errno = write ? EFBIG : EINVAL;
 	return n;
 }
 
-/* A read is cut at the largest offset; one starting there reads nothing. */
+/* Drop the first n bytes of iovecs that are ours to modify. */
 static void
-file_clip_read(int write, uint64_t off, uint64_t *total)
+file_iov_skip(struct iovec **iov, int *iovcnt, uint64_t n)
 {
-	if (write || off + *total <= FILE_OFF_MAX)
+	while (n > 0 && *iovcnt > 0) {
+		if (n < (*iov)->iov_len) {
+			(*iov)->iov_base = (char *)(*iov)->iov_base + n;
+			(*iov)->iov_len -= n;
+			return;
+		}
+		n -= (*iov)->iov_len;
+		(*iov)++;
+		(*iovcnt)--;
+	}
+}
+
+static ssize_t
+file_segs_once(struct io_file *f, int write, const struct pvfs_pattern *seg,
+    uint32_t nseg, const struct iovec *iov, int iovcnt)
+{
+	return write ? io_write_segs(f, seg, nseg, iov, iovcnt) :
+	    io_read_segs(f, seg, nseg, iov, iovcnt);
+}
+
+/* One engine call per round of segments that one list request may carry
+ * (pvfs_list_round: PVFS_LIST_MAX_WORK, doc/noncontig.md); nearly always
+ * a single round.  A short read (end of file) ends the transfer. */
+static ssize_t
+file_segs(struct io_file *f, int write, const struct pvfs_pattern *seg,
+    uint32_t nseg, const struct iovec *iov, int iovcnt)
+{
+	const struct pvfs_dist *d = &f->cap.dist;
+	struct iovec *copy, *cur;
+	uint32_t i, n = pvfs_list_round(seg, nseg, d->pcount, d->ssize);
+	uint64_t done = 0, want;
+	ssize_t got = 0;
+	int cnt = iovcnt;
+
+	if (n == nseg)
+		return file_segs_once(f, write, seg, nseg, iov, iovcnt);
+	if ((copy = malloc(sizeof(*copy) * (size_t)iovcnt)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(copy, iov, sizeof(*copy) * (size_t)iovcnt);
+	cur = copy;
+	for (i = 0; i < nseg; i += n) {
+		n = pvfs_list_round(&seg[i], nseg - i, d->pcount, d->ssize);
+		want = pvfs_list_bytes(&seg[i], n);
+		if ((got = file_segs_once(f, write, &seg[i], n, cur, cnt)) < 0)
+			break;
+		done += (uint64_t)got;
+		if ((uint64_t)got < want)
+			break;
+		file_iov_skip(&cur, &cnt, want);
+	}
+	free(copy);
+	return got < 0 ? -1 : (ssize_t)done;
+}
+
+/* ONE engine call for the whole transfer, whatever the iovec count: a
+ * view crossing groups of a partition is one strided request per iod
+ * (more only past PVFS_LIST_MAX_WORK, see file_segs). */
+static ssize_t
+file_rw(struct file_open *of, int write, const struct iovec *iov, int iovcnt,
+    const struct pvfs_part *part, uint64_t pos, uint64_t total)
+{
+	struct pvfs_pattern few[FILE_SEGS], *seg = few;
+	struct io_file f;
+	uint32_t nseg;
+	ssize_t n = -1;
+
+	if (total == 0)
+		return 0;
+	if ((nseg = file_map(write, part, pos, total, &seg)) > 0) {
+		file_io(of, &f);
+		n = file_segs(&f, write, seg, nseg, iov, iovcnt);
+		if (n >= 0 && write && file_sync_after_write(of, &f) != 0)
+			n = -1;
+		file_io_done(of, &f);
+	}
+	if (seg != few)
+		free(seg);
+	return n;
+}
+
+/* A read is cut at the view position of the largest offset; one starting
+ * there reads nothing (in any view, as for a file without one). */
+static void
+file_clip_read(int write, const struct pvfs_part *part, uint64_t pos,
+    uint64_t *total)
+{
+	uint64_t limit;
+
+	if (write)
 		return;
-	*total = off >= FILE_OFF_MAX ? 0 : FILE_OFF_MAX - off;
+	limit = pvfs_part_view_size(part, FILE_OFF_MAX);
+	if (pos >= limit)
+		*total = 0;
+	else if (*total > limit - pos)
+		*total = limit - pos;
 }
 
 static ssize_t
 file_prw(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
 {
 	struct file_open *of;
+	struct pvfs_part part;
 	ssize_t total = file_iov_total(iov, iovcnt), n = -1;
 	uint64_t len;
 
@@ -435,10 +542,13 @@ file_prw(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
 	}
 	if ((of = file_get(fd)) == NULL)
 		return -1;
+	pthread_mutex_lock(&of->cap_lock); /* not pos_lock: held across I/O */
+	part = of->part;
+	pthread_mutex_unlock(&of->cap_lock);
 	len = (uint64_t)total;
-	file_clip_read(write, (uint64_t)off, &len);
+	file_clip_read(write, &part, (uint64_t)off, &len);
 	if (file_check_access(of, write) == 0)
-		n = file_rw(of, write, iov, iovcnt, (uint64_t)off, len);
+		n = file_rw(of, write, iov, iovcnt, &part, (uint64_t)off, len);
 	file_put(of);
 	return n;
 }
@@ -459,7 +569,7 @@ file_write_start(struct file_open *of, int write, uint64_t *off)
 	rc = io_size(&f, &sz);
 	file_io_done(of, &f);
 	if (rc == 0)
-		*off = sz.size;
+		*off = pvfs_part_view_size(&of->part, sz.size);
 	return rc;
 }
 
@@ -481,8 +591,8 @@ file_seq_rw(int fd, int write, const struct iovec *iov, int iovcnt)
 	}
 	pthread_mutex_lock(&of->pos_lock);
 	if (file_write_start(of, write, &off) == 0) {
-		file_clip_read(write, off, &len);
-		n = file_rw(of, write, iov, iovcnt, off, len);
+		file_clip_read(write, &of->part, off, &len);
+		n = file_rw(of, write, iov, iovcnt, &of->part, off, len);
 	}
 	if (n > 0)
 		of->pos = off + (uint64_t)n;
@@ -578,6 +688,7 @@ file_seek_base(struct file_open *of, off_t offset, int whence, int64_t *base)
 	}
 	if (file_size(of, &size) != 0)
 		return -1;
+	size = pvfs_part_view_size(&of->part, size);
 	if (whence != SEEK_END && (offset < 0 || (uint64_t)offset >= size)) {
 		errno = offset < 0 ? EINVAL : ENXIO;
 		return -1;
@@ -719,30 +830,81 @@ pvfs_dup2(int oldfd, int newfd)
 	return rc;
 }
 
+static int
+file_getmeta(struct file_open *of, struct pvfs_filestat *m)
+{
+	memset(m, 0, sizeof(*m));
+	/* A concurrent I/O call may be storing a refreshed cap. */
+	pthread_mutex_lock(&of->cap_lock);
+	m->base = (int32_t)of->cap.dist.base;
+	m->pcount = (int32_t)of->cap.dist.pcount;
+	m->ssize = (int32_t)of->cap.dist.ssize;
+	pthread_mutex_unlock(&of->cap_lock);
+	return 0;
+}
+
+/* As in PVFS 1, SETPART resets the offset to 0; gstride and ngroups are
+ * kept for GETPART but unused.  The partition changes under both pos_lock
+ * (no read or write of the offset is in progress) and cap_lock (pread and
+ * GETPART, which must not wait for such a transfer, read it under it). */
+static int
+file_setpart(struct file_open *of, const struct pvfs_fpart *p)
+{
+	if (p->offset < 0 || p->gsize < 0 || p->stride < 0 ||
+	    (p->gsize > 0 && p->stride > 0 && p->stride < p->gsize)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&of->pos_lock);
+	pthread_mutex_lock(&of->cap_lock);
+	of->fpart = *p;
+	of->part.offset = (uint64_t)p->offset;
+	of->part.gsize = (uint64_t)p->gsize;
+	of->part.stride = (uint64_t)p->stride;
+	pthread_mutex_unlock(&of->cap_lock);
+	of->pos = 0;
+	pthread_mutex_unlock(&of->pos_lock);
+	return 0;
+}
+
+static int
+file_getpart(struct file_open *of, struct pvfs_fpart *p)
+{
+	pthread_mutex_lock(&of->cap_lock);
+	*p = of->fpart;
+	pthread_mutex_unlock(&of->cap_lock);
+	return 0;
+}
+
 int
 pvfs_ioctl(int fd, unsigned long request, ...)
 {
 	struct file_open *of = file_get(fd);
-	struct pvfs_filestat *m;
+	void *arg;
 	va_list ap;
 	int rc = -1;
 
 	if (of == NULL)
 		return -1;
-	va_start(ap, request);
-	if (request == PVFS_GETMETA && (m = va_arg(ap, struct pvfs_filestat *)) != NULL) {
-		memset(m, 0, sizeof(*m));
-		/* A concurrent I/O call may be storing a refreshed cap. */
-		pthread_mutex_lock(&of->cap_lock);
-		m->base = (int32_t)of->cap.dist.base;
-		m->pcount = (int32_t)of->cap.dist.pcount;
-		m->ssize = (int32_t)of->cap.dist.ssize;
-		pthread_mutex_unlock(&of->cap_lock);
-		rc = 0;
-	} else {
-		errno = request == PVFS_GETMETA ? EFAULT : ENOTTY;
+	if (request != PVFS_GETMETA && request != PVFS_SETPART &&
+	    request != PVFS_GETPART) {
+		file_put(of);
+		errno = ENOTTY;
+		return -1;
 	}
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
 	va_end(ap);
+	if (arg == NULL)
+		errno = EFAULT;
+	else if (request == PVFS_GETMETA)
+		rc = file_getmeta(of, arg);
+	else if (!S_ISREG(of->mode))
+		errno = EINVAL;
+	else if (request == PVFS_SETPART)
+		rc = file_setpart(of, arg);
+	else
+		rc = file_getpart(of, arg);
 	file_put(of);
 	return rc;
 }

@@ -44,6 +44,8 @@ union io_req {
 	struct pvfs_iod_cap_req remove;
 	struct pvfs_iod_fsync_req fsync;
 	struct pvfs_iod_size_req size;
+	struct pvfs_iod_read_list_req read_list;
+	struct pvfs_iod_write_list_req write_list;
 	struct pvfs_none none;
 };
 
@@ -81,6 +83,12 @@ struct io_stream {
 	struct iovec *win;     /* [0] frame, [1..win_cnt] data */
 	struct iovec win_inline[2];
 	int win_max, win_cnt, win_pos;
+};
+
+/* The segments one operation covers, in file order. */
+struct io_segs {
+	const struct pvfs_pattern *seg;
+	uint32_t nseg;
 };
 
 struct io_op {
@@ -141,14 +149,28 @@ io_op_free(struct io_op *op)
 	errno = saved;
 }
 
+static int
+io_is_read(uint16_t opc)
+{
+	return opc == PVFS_IOD_READ || opc == PVFS_IOD_READ_LIST;
+}
+
+static int
+io_is_write(uint16_t opc)
+{
+	return opc == PVFS_IOD_WRITE || opc == PVFS_IOD_WRITE_LIST;
+}
+
 /* Body size of a successful reply, so header and body come in one recv. */
 static size_t
 io_rep_hint(uint16_t opc)
 {
 	switch (opc) {
 	case PVFS_IOD_READ:
+	case PVFS_IOD_READ_LIST:
 		return 16;
 	case PVFS_IOD_WRITE:
+	case PVFS_IOD_WRITE_LIST:
 		return 8;
 	case PVFS_IOD_SIZE:
 		return 32;
@@ -183,34 +205,42 @@ io_stream_add(struct io_op *op, uint32_t iod, uint32_t rel, uint16_t opc,
 }
 
 /* Enough window entries for the whole share in the common cases, without
- * allocating IOV_MAX entries for each of many iods. */
+ * allocating IOV_MAX entries for each of many iods.  blocks: the blocks of
+ * the segments this iod holds bytes of. */
 static int
-io_win_size(const struct pvfs_pattern *pat, uint64_t share, uint32_t ssize,
-    int uiovcnt)
+io_win_size(uint64_t blocks, uint64_t share, uint32_t ssize, int uiovcnt)
 {
 	uint64_t est = share / ssize + 2 + (uint64_t)uiovcnt;
 
-	if (pat->count > 1)
-		est += pat->count;
+	if (blocks > 1)
+		est += blocks;
 	if (est > IO_WIN_MAX)
 		est = IO_WIN_MAX;
 	return est < 4 ? 4 : (int)est;
 }
 
+/* The stream walks the whole segment list for its pieces, so that their
+ * mem offsets count in the user's stream even when the iod was sent only
+ * the segments it holds bytes of. */
 static int
-io_stream_data(struct io_op *op, struct io_stream *st,
-    const struct pvfs_pattern *pat, const struct pvfs_dist *d, uint64_t share)
+io_stream_data(struct io_op *op, struct io_stream *st, const struct io_segs *sg,
+    const struct pvfs_dist *d, uint64_t share, uint64_t blocks)
 {
 	st->share = share;
-	pvfs_stripe_iter_init(&st->it, pat, d->pcount, d->ssize, st->rel);
-	st->win_max = io_win_size(pat, share, d->ssize, op->uiovcnt);
+	if (sg->nseg == 1)
+		pvfs_stripe_iter_init(&st->it, sg->seg, d->pcount, d->ssize,
+		    st->rel);
+	else
+		pvfs_stripe_iter_init_list(&st->it, sg->seg, sg->nseg,
+		    d->pcount, d->ssize, st->rel);
+	st->win_max = io_win_size(blocks, share, d->ssize, op->uiovcnt);
 	st->win = malloc(sizeof(*st->win) * (size_t)(st->win_max + 1));
 	if (st->win == NULL) {
 		st->win = st->win_inline;
 		errno = ENOMEM;
 		return -1;
 	}
-	if (st->op == PVFS_IOD_WRITE)
+	if (io_is_write(st->op))
 		st->data_left = share;
 	return 0;
 }
@@ -384,11 +414,11 @@ io_reply(struct io_op *op, struct io_stream *st)
 		return -1;
 	}
 	st->state = IO_DONE;
-	if (st->op == PVFS_IOD_WRITE && st->rep.write.written != st->share) {
+	if (io_is_write(st->op) && st->rep.write.written != st->share) {
 		errno = EIO;
 		return -1;
 	}
-	if (st->op != PVFS_IOD_READ)
+	if (!io_is_read(st->op))
 		return 1;
 	if (st->rep.read.stream_len > st->share) {
 		errno = EPROTO;
@@ -661,37 +691,84 @@ io_refresh(struct io_file *f)
 	return 0;
 }
 
-/* One READ or WRITE stream per iod holding part of pat. */
+/* The segments of sg that hold bytes of iod rel, into sub (nseg entries
+ * of room); their number, their total share and block count. */
+static uint32_t
+io_segs_for(const struct io_segs *sg, const struct pvfs_dist *d, uint32_t rel,
+    struct pvfs_pattern *sub, uint64_t *share, uint64_t *blocks)
+{
+	uint64_t n;
+	uint32_t i, m = 0;
+
+	*share = *blocks = 0;
+	for (i = 0; i < sg->nseg; i++) {
+		n = pvfs_stripe_share(&sg->seg[i], d->pcount, d->ssize, rel);
+		if (n == 0)
+			continue;
+		sub[m++] = sg->seg[i];
+		*share += n;
+		*blocks += sg->seg[i].count;
+	}
+	return m;
+}
+
+/* The request for one iod: IOD_READ/WRITE for one segment, else the LIST
+ * form with only the segments it holds bytes of. */
+static uint16_t
+io_data_req(int write, const struct io_file *f, uint32_t rel,
+    struct pvfs_pattern *sub, uint32_t m, uint64_t share, union io_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	if (m == 1) {
+		req->read.cap = f->cap;
+		req->read.rel = rel;
+		req->read.pat = sub[0];
+		req->write.stream_len = write ? share : 0;
+		return write ? PVFS_IOD_WRITE : PVFS_IOD_READ;
+	}
+	if (write) {
+		req->write_list = (struct pvfs_iod_write_list_req){ f->cap, rel,
+			m, sub, share };
+		return PVFS_IOD_WRITE_LIST;
+	}
+	req->read_list = (struct pvfs_iod_read_list_req){ f->cap, rel, m, sub };
+	return PVFS_IOD_READ_LIST;
+}
+
+/* One READ or WRITE stream per iod holding part of the segments. */
 static int
-io_op_data(struct io_op *op, struct io_file *f, uint16_t opc,
-    const struct pvfs_pattern *pat)
+io_op_data(struct io_op *op, struct io_file *f, int write,
+    const struct io_segs *sg)
 {
 	const struct pvfs_dist *d = &f->cap.dist;
+	struct pvfs_pattern *sub;
 	union io_req req;
 	struct io_stream *st;
-	uint64_t share;
-	uint32_t rel;
+	uint64_t share, blocks;
+	uint32_t rel, m;
+	uint16_t opc;
+	int rc = 0;
 
-	for (rel = 0; rel < d->pcount; rel++) {
-		share = pvfs_stripe_share(pat, d->pcount, d->ssize, rel);
-		if (share == 0)
+	if ((sub = malloc(sizeof(*sub) * sg->nseg)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (rel = 0; rc == 0 && rel < d->pcount; rel++) {
+		m = io_segs_for(sg, d, rel, sub, &share, &blocks);
+		if (m == 0)
 			continue;
-		memset(&req, 0, sizeof(req));
-		req.read.cap = f->cap;
-		req.read.rel = rel;
-		req.read.pat = *pat;
-		if (opc == PVFS_IOD_WRITE)
-			req.write.stream_len = share;
+		opc = io_data_req(write, f, rel, sub, m, share, &req);
 		st = io_stream_add(op, pvfs_stripe_abs(d, rel, f->fs->niods), rel,
 		    opc, &req);
-		if (st == NULL || io_stream_data(op, st, pat, d, share) != 0)
-			return -1;
+		if (st == NULL || io_stream_data(op, st, sg, d, share, blocks) != 0)
+			rc = -1;
 	}
-	return 0;
+	free(sub);
+	return rc;
 }
 
 static int
-io_rw_once(struct io_file *f, uint16_t opc, const struct pvfs_pattern *pat,
+io_rw_once(struct io_file *f, int write, const struct io_segs *sg,
     const struct iovec *iov, int iovcnt, uint64_t *max_end,
     enum io_retry *retry)
 {
@@ -701,10 +778,10 @@ io_rw_once(struct io_file *f, uint16_t opc, const struct pvfs_pattern *pat,
 	*retry = IO_RETRY_NO;
 	if (io_op_init(&op, f->fs, iov, iovcnt, f->cap.dist.pcount) != 0)
 		return -1;
-	rc = io_op_data(&op, f, opc, pat);
+	rc = io_op_data(&op, f, write, sg);
 	if (rc == 0)
 		rc = io_op_go(&op, retry);
-	for (i = 0, *max_end = 0; rc == 0 && opc == PVFS_IOD_READ && i < op.nst; i++)
+	for (i = 0, *max_end = 0; rc == 0 && !write && i < op.nst; i++)
 		if (op.st[i].rep.read.logical_end > *max_end)
 			*max_end = op.st[i].rep.read.logical_end;
 	io_op_free(&op);
@@ -712,7 +789,7 @@ io_rw_once(struct io_file *f, uint16_t opc, const struct pvfs_pattern *pat,
 }
 
 static int
-io_rw(struct io_file *f, uint16_t opc, const struct pvfs_pattern *pat,
+io_rw(struct io_file *f, int write, const struct io_segs *sg,
     const struct iovec *iov, int iovcnt, uint64_t *max_end)
 {
 	enum io_retry retry;
@@ -720,40 +797,21 @@ io_rw(struct io_file *f, uint16_t opc, const struct pvfs_pattern *pat,
 
 	if (io_check_file(f) != 0)
 		return -1;
-	if (pvfs_pattern_check(pat) != 0) {
+	/* What the iods would refuse (callers split with pvfs_list_round). */
+	if (sg->nseg == 1 ? pvfs_pattern_check(sg->seg) != 0 :
+	    pvfs_list_check(sg->seg, sg->nseg) != 0 ||
+	    pvfs_list_work(sg->seg, sg->nseg, f->cap.dist.pcount,
+	    f->cap.dist.ssize) > PVFS_LIST_MAX_WORK) {
 		errno = EINVAL;
 		return -1;
 	}
 	for (attempt = 0;; attempt++) {
-		rc = io_rw_once(f, opc, pat, iov, iovcnt, max_end, &retry);
+		rc = io_rw_once(f, write, sg, iov, iovcnt, max_end, &retry);
 		if (rc == 0 || retry == IO_RETRY_NO || attempt > 0)
 			return rc;
 		if (retry == IO_RETRY_KEY && io_refresh(f) != 0)
 			return -1;
 	}
-}
-
-static uint64_t
-io_pattern_bytes(const struct pvfs_pattern *p)
-{
-	return p->gsize * p->count;
-}
-
-/* Bytes of the pattern's stream that lie below size: whole blocks before
- * the one size falls in, then part of that one. */
-static uint64_t
-io_pattern_below(const struct pvfs_pattern *p, uint64_t size)
-{
-	uint64_t d, b, rem, stride = p->count > 1 ? p->stride : p->gsize;
-
-	if (size <= p->offset)
-		return 0;
-	d = size - p->offset;
-	b = d / stride;
-	if (b >= p->count)
-		return io_pattern_bytes(p);
-	rem = d - b * stride;
-	return b * p->gsize + (rem < p->gsize ? rem : p->gsize);
 }
 
 void
@@ -766,35 +824,50 @@ io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len)
 }
 
 ssize_t
-io_read(struct io_file *f, const struct pvfs_pattern *pat,
+io_read_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
     const struct iovec *iov, int iovcnt)
 {
-	uint64_t max_end, end;
+	struct io_segs sg = { seg, nseg };
+	uint64_t max_end;
 	struct io_size sz;
 
-	if (io_rw(f, PVFS_IOD_READ, pat, iov, iovcnt, &max_end) != 0)
+	if (io_rw(f, 0, &sg, iov, iovcnt, &max_end) != 0)
 		return -1;
-	end = pat->offset + (pat->count - 1) * pat->stride + pat->gsize;
-	if (max_end >= end)
-		return (ssize_t)io_pattern_bytes(pat);
+	if (max_end >= pvfs_pattern_end(&seg[nseg - 1]))
+		return (ssize_t)pvfs_list_bytes(seg, nseg);
 	/* The iods we read end before the request does: only the whole
 	 * file's size tells a hole from the end of file. */
 	if (io_size(f, &sz) != 0)
 		return -1;
 	if (sz.size < max_end)
 		sz.size = max_end;
-	return (ssize_t)io_pattern_below(pat, sz.size);
+	return (ssize_t)pvfs_list_below(seg, nseg, sz.size);
+}
+
+ssize_t
+io_write_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
+    const struct iovec *iov, int iovcnt)
+{
+	struct io_segs sg = { seg, nseg };
+	uint64_t max_end;
+
+	if (io_rw(f, 1, &sg, iov, iovcnt, &max_end) != 0)
+		return -1;
+	return (ssize_t)pvfs_list_bytes(seg, nseg);
+}
+
+ssize_t
+io_read(struct io_file *f, const struct pvfs_pattern *pat,
+    const struct iovec *iov, int iovcnt)
+{
+	return io_read_segs(f, pat, 1, iov, iovcnt);
 }
 
 ssize_t
 io_write(struct io_file *f, const struct pvfs_pattern *pat,
     const struct iovec *iov, int iovcnt)
 {
-	uint64_t max_end;
-
-	if (io_rw(f, PVFS_IOD_WRITE, pat, iov, iovcnt, &max_end) != 0)
-		return -1;
-	return (ssize_t)io_pattern_bytes(pat);
+	return io_write_segs(f, pat, 1, iov, iovcnt);
 }
 
 /* ---- small requests to every iod of a file, or of the file system ---- */

@@ -59,6 +59,10 @@ int conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep);
 void conn_atfork_prepare(void);
 void conn_atfork_parent(void);
 void conn_atfork_child(void);
+/* For the preload shim: new sockets go to descriptors >= floor (0: off),
+ * and conn_is_own_fd tells the library's live sockets from the program's. */
+void conn_set_fd_floor(int floor);
+int conn_is_own_fd(int fd);
 
 /* ---- client.c: configuration, file systems, credentials ---- */
 struct client_fs {
@@ -114,6 +118,16 @@ ssize_t io_read(struct io_file *f, const struct pvfs_pattern *pat,
     const struct iovec *iov, int iovcnt);
 ssize_t io_write(struct io_file *f, const struct pvfs_pattern *pat,
     const struct iovec *iov, int iovcnt);
+/* The same over nseg segments in file order (pvfs_list_check'ed when
+ * nseg > 1, so at most PVFS_LIST_MAX): one request per involved iod,
+ * carrying only the segments it holds bytes of.  A list whose work
+ * exceeds PVFS_LIST_MAX_WORK is refused (EINVAL): callers split it with
+ * pvfs_list_round.  A read returns the stream's prefix below the end of
+ * file. */
+ssize_t io_read_segs(struct io_file *f, const struct pvfs_pattern *seg,
+    uint32_t nseg, const struct iovec *iov, int iovcnt);
+ssize_t io_write_segs(struct io_file *f, const struct pvfs_pattern *seg,
+    uint32_t nseg, const struct iovec *iov, int iovcnt);
 int io_size(struct io_file *f, struct io_size *out);
 int io_truncate(struct io_file *f, uint64_t length);
 int io_fsync(struct io_file *f, int datasync);
@@ -132,7 +146,10 @@ struct file_open {
 	int flags;                /* host O_* flags */
 	int refs;                 /* descriptors + calls in progress */
 	pthread_mutex_t pos_lock; /* serialises users of pos */
-	uint64_t pos;
+	uint64_t pos;             /* in the partition's view */
+	/* Set under pos_lock and cap_lock, read under either. */
+	struct pvfs_fpart fpart;  /* as set by SETPART (GETPART), zeros if none */
+	struct pvfs_part part;    /* the view: zeros is the whole file */
 	pthread_mutex_t cap_lock;
 	struct pvfs_cap cap;
 };
@@ -144,6 +161,11 @@ void file_put(struct file_open *of);
 void file_io(struct file_open *of, struct io_file *f);
 /* Keep a capability the engine refreshed. */
 void file_io_done(struct file_open *of, const struct io_file *f);
+/* EBADF if of is not open for reading (writing), EISDIR/EINVAL if it is
+ * not a regular file.  0 or -1. */
+int file_check_access(const struct file_open *of, int write);
+/* O_SYNC/O_DSYNC after a successful write. */
+int file_sync_after_write(struct file_open *of, struct io_file *f);
 /* Host O_* access mode and flags to PVFS_OF_*. */
 uint32_t file_wire_flags(int flags);
 void file_atfork_prepare(void);
@@ -154,5 +176,60 @@ void file_atfork_child(void);
 /* Fill st from a mgr reply, asking the iods for a regular file's size. */
 int meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st);
+
+/* ---- admin.c: per-daemon queries for the shell tools ---- */
+/* What one iod holds of a file (IOD_SIZE of its part). */
+struct admin_part {
+	uint32_t iod, rel;
+	struct pvfs_iod_size_rep size;
+};
+
+/* MGR_STAT by path: attributes, distribution and a SIZE capability. */
+int admin_stat(const char *path, struct client_fs **fs,
+    struct pvfs_mgr_attrcap_rep *rep);
+/* Ask each of a regular file's pcount iods what it holds; parts has
+ * r->attr.dist.pcount entries, in relative order. */
+int admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+    struct admin_part *parts);
+/* The file system a path (or URL) lies in, with its iod table loaded. */
+int admin_fs(const char *path, struct client_fs **fs);
+/* Ping the mgr or iod i on a fresh connection; *rtt_us is the round trip
+ * of the request (connect excluded).  0 or -1 with errno. */
+int admin_mgr_ping(struct client_fs *fs, struct pvfs_mgr_ping_rep *rep,
+    int64_t *rtt_us);
+int admin_iod_ping(struct client_fs *fs, uint32_t i, struct pvfs_iod_ping_rep *rep,
+    int64_t *rtt_us);
+/* IOD_STATFS of iod i alone (sizes in bytes). */
+int admin_iod_statfs(struct client_fs *fs, uint32_t i,
+    struct pvfs_iod_statfs_rep *rep);
+/* "host:port" of iod i (brackets around an IPv6 host). */
+void admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out,
+    size_t len);
+
+/* ---- handle.c: open files without a descriptor (the preload shim) ----
+ * A handle is a struct file_open that is in no descriptor table: its
+ * owner keeps the offset.  Modes are used as given (the caller applied
+ * its umask).  NULL or -1 with errno, like the pvfs_* calls. */
+struct file_open *handle_open(const char *path, int flags, mode_t mode);
+/* Rebuild a handle from what handle_export gave (after exec). */
+struct file_open *handle_import(const char *prefix_path, uint64_t ino,
+    uint32_t mode, int flags, const struct pvfs_cap *cap);
+void handle_export(struct file_open *of, struct pvfs_cap *cap);
+struct file_open *handle_dup(struct file_open *of);
+void handle_close(struct file_open *of);
+ssize_t handle_preadv(struct file_open *of, const struct iovec *iov,
+    int iovcnt, uint64_t off);
+ssize_t handle_pwritev(struct file_open *of, const struct iovec *iov,
+    int iovcnt, uint64_t off);
+/* The logical size (0 for a directory). */
+int handle_size(struct file_open *of, uint64_t *size);
+int handle_fstat(struct file_open *of, struct stat *st);
+int handle_ftruncate(struct file_open *of, uint64_t length);
+int handle_fsync(struct file_open *of, int datasync);
+/* SETATTR on the handle's inode (mask and fields of req; cred is set). */
+int handle_setattr(struct file_open *of, struct pvfs_mgr_setattr_req *req);
+int handle_setattr_path(const char *path, struct pvfs_mgr_setattr_req *req);
+/* mkdir with the mode as given. */
+int handle_mkdir(const char *path, mode_t mode);
 
 #endif /* PVFS_INTERNAL_H */

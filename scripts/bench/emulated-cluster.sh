@@ -1,0 +1,276 @@
+#!/bin/bash
+# emulated-cluster.sh - the PVFS paper's figure 5 on one host: every iod,
+# the mgr and every client in its own network namespace, each joined to a
+# bridge by a veth pair whose both directions are rate-limited with tc tbf
+# (default 100 Mbit/s, the paper's fast ethernet).  Runs pvfs-bench data
+# for 1, 2, 4, 8 iods x 1..8 clients and prints aggregate MB/s tables and
+# what each added iod adds.
+#
+# Only addresses of a private test range (default 10.77.0.0/24) are used,
+# and only on interfaces of the namespaces this script creates; the bridge
+# lives in a namespace of its own, so the root namespace is never touched.
+# Every namespace, interface and process it made is removed on exit, even
+# on failure or ^C.  Needs root, iproute2 (ip, tc) and the kernel's veth,
+# bridge and sch_tbf.
+#
+# Usage: scripts/bench/emulated-cluster.sh [BUILDDIR] [options]
+#   --rate R         link rate for tc (default 100mbit)
+#   --iods "1 2 4 8" iod counts
+#   --clients "1 2 3 4 5 6 7 8"  client counts
+#   --mb-per-iod M   each client writes M MiB per iod in use (default 8;
+#                    the paper used 2), in one call, then reads it back in
+#                    one call: the paper's test, and no per-request
+#                    synchronisation of the clients' streams
+#   --ssize N        stripe size (default 64K)
+#   --net A.B.C      /24 prefix (default 10.77.0)
+set -u
+set -o pipefail
+
+PROG=emulated-cluster
+B=
+RATE=100mbit
+IODS_LIST="1 2 4 8"
+CLIENTS_LIST="1 2 3 4 5 6 7 8"
+MB_PER_IOD=8
+SSIZE=64K
+NET=10.77.0
+# Queues of the shaped links.  A host's own NIC queue holds what its TCP
+# sockets hand it (TCP small queues: ~128 KiB per flow), so it does not
+# drop; the switch port towards a host is where congestion drops happen.
+NIC_QUEUE=4mb
+PORT_QUEUE=1mb
+MAX_IODS=8
+MAX_CLIENTS=8
+
+err() { echo "$PROG: $*" >&2; }
+die() { err "$@"; exit 1; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rate) RATE=$2; shift ;;
+	--iods) IODS_LIST=$2; shift ;;
+	--clients) CLIENTS_LIST=$2; shift ;;
+	--mb-per-iod) MB_PER_IOD=$2; shift ;;
+	--ssize) SSIZE=$2; shift ;;
+	--net) NET=$2; shift ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1" ;;
+	*) B=$1 ;;
+	esac
+	shift
+done
+[ -n "$B" ] || B=${PVFS_BUILDDIR:-$(pwd)}
+B=$(cd "$B" && pwd) || die "no build directory"
+for p in pvfs-mgr pvfs-iod pvfs-bench; do
+	[ -x "$B/$p" ] || die "$B/$p not found (build first; give BUILDDIR)"
+done
+[ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
+if ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+	echo "$PROG: installing iproute2" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null ||
+		die "iproute2 (ip, tc) is missing"
+fi
+for n in $IODS_LIST; do [ "$n" -le $MAX_IODS ] || die "at most $MAX_IODS iods"; done
+for n in $CLIENTS_LIST; do [ "$n" -le $MAX_CLIENTS ] || die "at most $MAX_CLIENTS clients"; done
+
+TAG=pvfsb$$                      # names of everything we create
+BR=$TAG-br                       # namespace holding the bridge
+T=$(mktemp -d "${TMPDIR:-/tmp}/pvfs-emu.XXXXXX") || exit 1
+NSES=()                          # namespaces created, for cleanup
+
+# ---- cleanup: processes in our namespaces, then the namespaces ----
+cleanup() {
+	local ns pid
+	trap - EXIT INT TERM HUP
+	for ns in "${NSES[@]}"; do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -TERM "$pid" 2>/dev/null
+		done
+	done
+	sleep 0.3
+	for ns in "${NSES[@]}"; do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+ns_add() {
+	ip netns add "$1" || die "ip netns add $1 failed"
+	NSES+=("$1")
+	ip -n "$1" link set lo up
+}
+
+# node NAME HOSTNUM: a namespace joined to the bridge by a veth pair, both
+# ends shaped to RATE (egress of each end = one direction of the link).
+node() {
+	local ns=$TAG-$1 port=p-$1
+	ns_add "$ns"
+	ip -n "$BR" link add "$port" type veth peer name eth0 netns "$ns" &&
+		ip -n "$BR" link set "$port" master br0 &&
+		ip -n "$BR" link set "$port" up &&
+		ip -n "$ns" addr add "$NET.$2/24" dev eth0 &&
+		ip -n "$ns" link set eth0 up &&
+		tc -n "$ns" qdisc add dev eth0 root tbf rate "$RATE" burst 64kb limit "$NIC_QUEUE" &&
+		tc -n "$BR" qdisc add dev "$port" root tbf rate "$RATE" burst 64kb limit "$PORT_QUEUE" ||
+		die "cannot set up $ns"
+}
+
+setup_net() {
+	local k
+	ns_add "$BR"
+	ip -n "$BR" link add br0 type bridge && ip -n "$BR" link set br0 up ||
+		die "cannot create the bridge"
+	node mgr 2
+	for ((k = 0; k < MAX_IODS; k++)); do node "iod$k" $((10 + k)); done
+	for ((k = 0; k < MAX_CLIENTS; k++)); do node "c$k" $((100 + k)); done
+}
+
+# ---- daemons ----
+
+# start_daemon NS NAME BIN ARGS...: start and wait for the port file.
+start_daemon() {
+	local ns=$TAG-$1 name=$2 bin=$3 i
+	shift 3
+	ip netns exec "$ns" "$bin" "$@" -p "$T/run/$name.pid" \
+		--port-file "$T/run/$name.port" -L "$T/run/$name.log" </dev/null ||
+		die "$name did not start"
+	for ((i = 0; i < 250; i++)); do
+		[ -s "$T/run/$name.port" ] && return 0
+		sleep 0.02
+	done
+	die "$name did not publish its port"
+}
+
+stop_daemon() {
+	local pid
+	pid=$(cat "$T/run/$1.pid" 2>/dev/null) || return 0
+	kill -TERM "$pid" 2>/dev/null
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
+	rm -f "$T/run/$1.pid" "$T/run/$1.port"
+}
+
+# A fresh file system over the first N iods.
+start_fs() {
+	local n=$1 k
+	rm -rf "$T/meta" "$T"/iod* && mkdir -p "$T/meta" "$T/run"
+	: >"$T/meta/iodtab"
+	for ((k = 0; k < n; k++)); do
+		mkdir -p "$T/iod$k"
+		start_daemon "iod$k" "iod$k" "$B/pvfs-iod" -d "$T/iod$k" \
+			-l "$NET.$((10 + k)):7000" -k "$T/secret"
+		echo "$NET.$((10 + k)):7000" >>"$T/meta/iodtab"
+	done
+	start_daemon mgr mgr "$B/pvfs-mgr" -d "$T/meta" -l "$NET.2:3000" \
+		-t "$T/meta/iodtab" -k "$T/secret"
+	echo "$NET.2:$T/meta /pvfs pvfs port=3000,timeout=60 0 0" >"$T/pvfstab"
+}
+
+stop_fs() {
+	local k
+	stop_daemon mgr
+	for ((k = 0; k < MAX_IODS; k++)); do stop_daemon "iod$k"; done
+}
+
+# ---- runs ----
+
+# link_rate: one TCP stream from client 0 to iod 0 over two shaped links.
+link_rate() {
+	local out
+	ip netns exec "$TAG-iod0" "$B/pvfs-bench" tcp-sink "$NET.10:7100" >/dev/null &
+	sleep 0.3
+	out=$(ip netns exec "$TAG-c0" "$B/pvfs-bench" tcp-send "$NET.10:7100" -s 64M) ||
+		die "link test failed"
+	wait
+	sed -n 's/.* rate=//p' <<<"$out"
+}
+
+# point N C: aggregate write and read MB/s of C clients on N iods.
+point() {
+	local n=$1 c=$2 j pids=() size=$(($1 * MB_PER_IOD))M sync=$T/sync.$1.$2
+	mkdir -p "$sync"
+	for ((j = c - 1; j >= 0; j--)); do
+		PVFSTAB_FILE=$T/pvfstab ip netns exec "$TAG-c$j" "$B/pvfs-bench" data \
+			--rank "$j" --nprocs "$c" --sync-dir "$sync" -s "$size" -b "$size" \
+			-S "$SSIZE" -p "$n" --path "/pvfs/f.$n.$c" >"$sync/out.$j" 2>&1 &
+		pids+=($!)
+	done
+	for j in "${pids[@]}"; do wait "$j" || { cat "$sync"/out.* >&2; die "run $n iods x $c clients failed"; }; done
+	grep '^RESULT data' "$sync/out.0" | tr ' ' '\n' |
+		awk -F= '$1 == "write" { w = $2 } $1 == "read" { r = $2 } END { print w, r }'
+}
+
+main() {
+	local n c wr rd link
+	(umask 077 && head -c32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/secret" &&
+		echo >>"$T/secret")
+	setup_net
+	mkdir -p "$T/run"
+	start_fs 1
+	link_rate >"$T/link" || exit 1
+	link=$(cat "$T/link")
+	[ -n "$link" ] || die "no link rate measured"
+	stop_fs
+	echo "emulated cluster: links $RATE (tc tbf), one TCP stream over a link: $link MB/s"
+	echo "each client writes then reads $MB_PER_IOD MiB x iods in one call each, stripe $SSIZE;"
+	echo "three runs, the second reported (pvfs-bench data --sync-dir)"
+	: >"$T/results"
+	for n in $IODS_LIST; do
+		start_fs "$n"
+		for c in $CLIENTS_LIST; do
+			point "$n" "$c" >"$T/point" || exit 1
+			read -r wr rd <"$T/point"
+			[ -n "$rd" ] || die "no figures for $n iods x $c clients"
+			echo "$n $c $wr $rd" >>"$T/results"
+			printf '  %d iods x %d clients: write %7.1f MB/s  read %7.1f MB/s\n' \
+				"$n" "$c" "$wr" "$rd"
+		done
+		stop_fs
+	done
+	report "$link"
+}
+
+# report LINK: figure-5 style tables and the per-iod gain.
+report() {
+	local link=$1 kind col
+	for kind in write read; do
+		col=3; [ $kind = read ] && col=4
+		echo
+		echo "aggregate $kind MB/s (rows: clients, columns: iods)"
+		awk -v col=$col -v il="$IODS_LIST" -v cl="$CLIENTS_LIST" '
+			{ v[$1 " " $2] = $col }
+			END {
+				ni = split(il, I, " "); nc = split(cl, C, " ")
+				printf "  %8s", "clients"
+				for (i = 1; i <= ni; i++) printf " %8s", I[i] " iods"
+				printf "\n"
+				for (c = 1; c <= nc; c++) {
+					printf "  %8s", C[c]
+					for (i = 1; i <= ni; i++) printf " %8.1f", v[I[i] " " C[c]]
+					printf "\n"
+				}
+			}' "$T/results"
+		# Best aggregate once there are as many clients as iods, and
+		# what the iods added since the previous count, in links.
+		awk -v col=$col -v link="$link" -v il="$IODS_LIST" -v kind=$kind '
+			{ if ($2 >= $1 && $col > best[$1]) best[$1] = $col }
+			END {
+				ni = split(il, I, " "); pn = 0; pb = 0
+				for (i = 1; i <= ni; i++) {
+					n = I[i]
+					add = (best[n] - pb) / link / (n - pn)
+					printf "  %d iods: best %s %.1f MB/s (clients >= iods) = %.2f links per iod;" \
+						" each added iod added %.2f links\n", n, kind, best[n], best[n] / link / n, add
+					printf "RESULT emulated kind=%s iods=%d best=%.1f link=%.1f per_iod_links=%.3f" \
+						" added_per_iod_links=%.3f\n", kind, n, best[n], link, best[n] / link / n, add
+					pn = n; pb = best[n]
+				}
+			}' "$T/results"
+	done
+}
+
+main

@@ -1,0 +1,171 @@
+/*
+ * preload.h - the LD_PRELOAD shim's one internal header, grouped by the
+ * source file that implements each part.  See doc/preload.md.
+ *
+ * Every open PVFS file is backed by a kernel placeholder: a sealed memfd
+ * named "pvfs:PATH" whose contents describe the open file (for a process
+ * after exec) and whose own file offset IS the PVFS offset.  The kernel
+ * thus numbers descriptors and does dup, fork/exec inheritance and
+ * CLOEXEC; the shim maps descriptor numbers to struct pl_file.
+ *
+ * Locking: pl_file.lock (held across one read or write: keeps the offset
+ * update atomic within the process), then the table lock, then the
+ * library's own locks.  Only pl_file.lock is held across network waits.
+ */
+#ifndef PRELOAD_H
+#define PRELOAD_H
+
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "pvfs-internal.h"
+
+/* ---- preload.c: start-up, real entry points, the descriptor table ---- */
+
+/* Depth of shim code on this thread: inside it, every wrapper passes
+ * straight to libc (the library's own open/close/getcwd calls). */
+extern __thread int pl_busy __attribute__((tls_model("initial-exec")));
+extern int pl_ready;        /* start-up done (atomic) */
+extern pid_t pl_pid;        /* our pid; another one means a vfork child */
+extern mode_t pl_umask;     /* the program's umask, tracked by umask() */
+
+void pl_init(void);
+void *pl_dlsym(const char *name);
+
+/* The next definition of fn (libc's), looked up once per call site. */
+#define REAL(fn) ({ \
+	static __typeof__(&fn) pl_p_; \
+	__typeof__(&fn) pl_f_ = __atomic_load_n(&pl_p_, __ATOMIC_RELAXED); \
+	if (pl_f_ == NULL) { \
+		pl_f_ = (__typeof__(&fn))pl_dlsym(#fn); \
+		__atomic_store_n(&pl_p_, pl_f_, __ATOMIC_RELAXED); \
+	} \
+	pl_f_; })
+
+/* Wrappers start with PL_ACTIVE(): false inside the shim, and before the
+ * pvfstab named any file system. */
+int pl_active(void);
+
+/* One open PVFS file description (one placeholder memfd). */
+struct pl_file {
+	int refs;               /* table slots + calls in progress */
+	struct file_open *h;    /* the library's handle */
+	pthread_mutex_t lock;   /* one read/write/seek at a time */
+	int flags;              /* O_* (F_SETFL may change O_APPEND, O_NONBLOCK) */
+	int isdir;
+	int lockfd;             /* local lock file for fcntl locks, or -1 */
+	char *path;             /* absolute PVFS path at open */
+};
+
+/* Lock-free: 1 if fd maps to a PVFS file. */
+int pl_is_pvfs_fd(int fd);
+/* The test every descriptor wrapper starts with. */
+static inline int
+pl_fd_hit(int fd)
+{
+	if (pl_busy)
+		return 0;
+	if (!__atomic_load_n(&pl_ready, __ATOMIC_ACQUIRE))
+		pl_init();
+	return pl_is_pvfs_fd(fd);
+}
+/* The file behind fd with a reference, or NULL (errno untouched). */
+struct pl_file *pl_get(int fd);
+void pl_put(struct pl_file *f);
+void pl_tab_lock(void);
+void pl_tab_unlock(void);
+/* With the table lock held: point fd at f (a new reference) or at nothing;
+ * returns what fd pointed at (its reference goes to the caller). */
+struct pl_file *pl_tab_set(int fd, struct pl_file *f);
+/* Open abs (a PVFS path) behind a new placeholder; the descriptor or -1. */
+int pl_open_abs(const char *abs, int flags, mode_t mode);
+/* 1 if fd is one of the shim's or the library's own descriptors; all of
+ * them lie in [pl_own_floor(), pl_own_floor() + PL_OWN_SPAN). */
+#define PL_OWN_SPAN 65536
+#define PL_FD_LIMIT (256u * 4096u) /* PVFS files need descriptors below */
+int pl_own_fd(int fd);
+int pl_own_floor(void);
+void pl_own_mark(int fd, int on);
+/* Move a descriptor of the shim's own to a high number, CLOEXEC. */
+int pl_own_place(int fd);
+/* A vfork child shares our memory: it must not change the table. */
+int pl_in_vfork(void);
+/* "PVFS_PRELOAD_CWD=..." etc. for a child; see preload-exec.c. */
+int pl_has_inheritable(void);
+
+/* ---- preload-path.c: prefixes, the virtual cwd, path routing ---- */
+enum pl_route {
+	PL_LOCAL,      /* give libc the caller's path unchanged */
+	PL_LOCAL_ABS,  /* give libc abs (a relative path left the virtual cwd) */
+	PL_PVFS,       /* abs is a normalised PVFS path */
+};
+void pl_path_load(void);
+int pl_path_nprefix(void);
+/* Where path (relative to dirfd, AT_FDCWD or a PVFS directory) lies; abs
+ * has PATH_MAX bytes.  PL_LOCAL when the shim is busy or not configured. */
+enum pl_route pl_route(int dirfd, const char *path, char *abs);
+/* The path to give libc for a local route. */
+#define PL_USE(r, path, abs) ((r) == PL_LOCAL_ABS ? (const char *)(abs) : (path))
+/* The mount prefix abs lies under (abs must be a PVFS path). */
+void pl_path_root(const char *abs, char *root, size_t len);
+/* The virtual cwd into buf (len >= PATH_MAX); 1 if there is one. */
+int pl_cwd_get(char *buf, size_t len);
+int pl_cwd_is_virtual(void);
+void pl_cwd_set(const char *abs);   /* NULL: back to the kernel's cwd */
+void pl_cwd_from_env(void);
+/* fork: 1 takes the cwd lock (prepare), 0 releases it (parent, child);
+ * pl_std_atfork and pl_dir_atfork do the same for their locks. */
+void pl_cwd_atfork(int take);
+
+/* ---- preload-fd.c: descriptors and data ---- */
+ssize_t pl_fd_read(int fd, void *buf, size_t n);
+ssize_t pl_fd_write(int fd, const void *buf, size_t n);
+off_t pl_fd_lseek(int fd, off_t off, int whence);
+int pl_fd_close(int fd);
+void pl_lock_release(struct pl_file *f);
+
+/* ---- preload-stdio.c: FILE streams over PVFS descriptors ---- */
+FILE *pl_stdio_open(int fd, const char *mode);
+/* fd (0, 1 or 2) changed: make stdin/stdout/stderr follow it. */
+void pl_std_sync(int fd);
+/* Flush the stream that writes to fd (0..2) before fd changes. */
+void pl_std_flush(int fd);
+int pl_stdio_flags(const char *mode, int *flags);
+void pl_std_atfork(int take);
+
+/* ---- preload-dir.c ---- */
+void pl_dir_atfork(int take);
+
+/* ---- preload-meta.c ---- */
+int pl_stat_abs(const char *abs, struct stat *st);
+
+/* ---- declarations glibc 2.36 no longer puts in its headers ---- */
+int __xstat(int ver, const char *path, struct stat *st);
+int __xstat64(int ver, const char *path, struct stat64 *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __lxstat64(int ver, const char *path, struct stat64 *st);
+int __fxstat(int ver, int fd, struct stat *st);
+int __fxstat64(int ver, int fd, struct stat64 *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags);
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
+    int flags);
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
+ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen);
+ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len,
+    size_t buflen);
+char *__getcwd_chk(char *buf, size_t size, size_t buflen);
+char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen);
+void __chk_fail(void) __attribute__((noreturn));
+
+#endif /* PRELOAD_H */

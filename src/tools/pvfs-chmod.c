@@ -1,0 +1,85 @@
+/*
+ * pvfs-chmod - change the mode of PVFS files.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tools.h"
+
+static const char usage[] =
+"Usage: pvfs-chmod [OPTION]... MODE PATH...\n"
+"Change the mode of each PVFS PATH.  MODE is octal (644, 2775) or symbolic\n"
+"as in chmod(1): [ugoa]*[+-=][rwxXst]*, comma-separated (u+x,go-w).\n"
+"Only the owner or root may change a mode.\n"
+"\n"
+"  -R, --recursive  change directories and their contents\n"
+"      --help       show this help and exit\n"
+"      --version    show the version and exit\n"
+"\n"
+"Exit status: 0 success, 1 if any PATH failed, 2 bad usage.\n";
+
+static const struct option longopts[] = {
+	{ "recursive", no_argument, NULL, 'R' },
+	TOOL_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+static int opt_rec;
+static const char *mode_arg;
+
+static void
+chmod_path(const char *path)
+{
+	struct stat st;
+	char **names, *p;
+	size_t i, n;
+	mode_t m;
+
+	if (pvfs_stat(path, &st) != 0) {
+		tool_err(path, errno);
+		return;
+	}
+	if (tool_parse_mode(mode_arg, st.st_mode, &m) != 0)
+		tool_usage_error("invalid mode: '%s'", mode_arg);
+	if (pvfs_chmod(path, m) != 0)
+		tool_err(path, errno);
+	if (!opt_rec || !S_ISDIR(st.st_mode))
+		return;
+	if (tool_list_dir(path, &names, &n) != 0) {
+		tool_err(path, errno);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		p = tool_join(path, names[i]);
+		chmod_path(p);
+		free(p);
+	}
+	tool_free_list(names, n);
+}
+
+int
+main(int argc, char **argv)
+{
+	mode_t m;
+	int c, i;
+
+	tool_init("pvfs-chmod", usage);
+	while ((c = tool_getopt(argc, argv, "R", longopts)) != -1) {
+		if (c == 'R')
+			opt_rec = 1;
+		else
+			tool_usage_error("invalid option");
+	}
+	if (argc - optind < 2)
+		tool_usage_error(argc == optind ? "missing operand" :
+		    "missing operand after '%s'", argv[argc - 1]);
+	mode_arg = argv[optind];
+	if (tool_parse_mode(mode_arg, 0, &m) != 0)
+		tool_usage_error("invalid mode: '%s'", mode_arg);
+	for (i = optind + 1; i < argc; i++)
+		if (tool_need_pvfs(argv[i]))
+			chmod_path(argv[i]);
+	return tool_status;
+}

@@ -1,0 +1,130 @@
+/*
+ * pvfs-chown - change the owner and group of PVFS files.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools.h"
+
+static const char usage[] =
+"Usage: pvfs-chown [OPTION]... OWNER[:[GROUP]] PATH...\n"
+"       pvfs-chown [OPTION]... :GROUP PATH...\n"
+"Change the owner and/or group of each PVFS PATH.  OWNER and GROUP are\n"
+"names or numbers; 'OWNER:' also sets OWNER's login group.  Only root may\n"
+"change the owner; the owner may change the group to one of its groups.\n"
+"\n"
+"  -R, --recursive  change directories and their contents\n"
+"      --help       show this help and exit\n"
+"      --version    show the version and exit\n"
+"\n"
+"Exit status: 0 success, 1 if any PATH failed, 2 bad usage.\n";
+
+static const struct option longopts[] = {
+	{ "recursive", no_argument, NULL, 'R' },
+	TOOL_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+static int opt_rec;
+static uid_t new_uid = (uid_t)-1;
+static gid_t new_gid = (gid_t)-1;
+
+static int
+chown_id(const char *s, int group, unsigned long *out, gid_t *login)
+{
+	struct passwd *pw;
+	struct group *gr;
+	char *end;
+
+	if (group && (gr = getgrnam(s)) != NULL) {
+		*out = gr->gr_gid;
+		return 0;
+	}
+	if (!group && (pw = getpwnam(s)) != NULL) {
+		*out = pw->pw_uid;
+		*login = pw->pw_gid;
+		return 0;
+	}
+	*out = strtoul(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || *out >= (unsigned long)(uid_t)-1)
+		return -1;
+	if (!group && (pw = getpwuid((uid_t)*out)) != NULL)
+		*login = pw->pw_gid;
+	return 0;
+}
+
+static void
+chown_spec(char *spec)
+{
+	char *colon = strchr(spec, ':');
+	gid_t login = (gid_t)-1;
+	unsigned long v;
+
+	if (colon != NULL)
+		*colon = '\0';
+	if (*spec != '\0') {
+		if (chown_id(spec, 0, &v, &login) != 0)
+			tool_usage_error("invalid user: '%s'", spec);
+		new_uid = (uid_t)v;
+	}
+	if (colon != NULL && colon[1] != '\0') {
+		if (chown_id(colon + 1, 1, &v, &login) != 0)
+			tool_usage_error("invalid group: '%s'", colon + 1);
+		new_gid = (gid_t)v;
+	} else if (colon != NULL && *spec != '\0') {
+		new_gid = login;
+	}
+	if (new_uid == (uid_t)-1 && new_gid == (gid_t)-1)
+		tool_usage_error("invalid spec: '%s'", spec);
+}
+
+static void
+chown_path(const char *path)
+{
+	struct stat st;
+	char **names, *p;
+	size_t i, n;
+
+	if (pvfs_chown(path, new_uid, new_gid) != 0) {
+		tool_err(path, errno);
+		return;
+	}
+	if (!opt_rec || pvfs_stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (tool_list_dir(path, &names, &n) != 0) {
+		tool_err(path, errno);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		p = tool_join(path, names[i]);
+		chown_path(p);
+		free(p);
+	}
+	tool_free_list(names, n);
+}
+
+int
+main(int argc, char **argv)
+{
+	int c, i;
+
+	tool_init("pvfs-chown", usage);
+	while ((c = tool_getopt(argc, argv, "R", longopts)) != -1) {
+		if (c == 'R')
+			opt_rec = 1;
+		else
+			tool_usage_error("invalid option");
+	}
+	if (argc - optind < 2)
+		tool_usage_error("missing operand");
+	chown_spec(argv[optind]);
+	for (i = optind + 1; i < argc; i++)
+		if (tool_need_pvfs(argv[i]))
+			chown_path(argv[i]);
+	return tool_status;
+}

@@ -1,0 +1,211 @@
+/*
+ * pvfs-cp - copy files and directories into, out of and within PVFS.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools.h"
+
+static const char usage[] =
+"Usage: pvfs-cp [OPTION]... SRC DST\n"
+"       pvfs-cp [OPTION]... SRC... DIR\n"
+"Copy files local->PVFS, PVFS->local or PVFS->PVFS.  A PVFS path is under a\n"
+"pvfstab mount prefix (/pvfs/dir/file) or a URL (pvfs://host:port/dir/file).\n"
+"SRC '-' is standard input, DST '-' standard output.\n"
+"\n"
+"  -r, -R, --recursive  copy directories and their contents\n"
+"  -p, --preserve       keep mode, ownership (when permitted) and times\n"
+"  -f, --force          remove an existing destination file and create it\n"
+"                       anew (it then gets the distribution asked for)\n"
+"      --base B         first iod of created PVFS files\n"
+"      --pcount P       number of iods created PVFS files are striped over\n"
+"      --ssize S        stripe size of created PVFS files (e.g. 64k, 1M)\n"
+"      --progress       show a progress bar even if stderr is not a terminal\n"
+"      --help           show this help and exit\n"
+"      --version        show the version and exit\n"
+"\n"
+"Each copy checks that every byte arrived; exit status 0 if all copies\n"
+"succeeded, 1 if any failed, 2 on bad usage.\n";
+
+enum { OPT_BASE = 0x100, OPT_PCOUNT, OPT_SSIZE, OPT_PROGRESS };
+
+static const struct option longopts[] = {
+	{ "recursive", no_argument, NULL, 'r' },
+	{ "preserve", no_argument, NULL, 'p' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "base", required_argument, NULL, OPT_BASE },
+	{ "pcount", required_argument, NULL, OPT_PCOUNT },
+	{ "ssize", required_argument, NULL, OPT_SSIZE },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	TOOL_COMMON_OPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+static int recursive;
+static struct tool_copy_opts opts;
+
+static int cp_path(const char *src, const char *dst);
+
+/* dst is src itself or lies inside it (compared as written). */
+static int
+cp_inside(const char *src, const char *dst)
+{
+	size_t l = strlen(src);
+
+	while (l > 1 && src[l - 1] == '/')
+		l--;
+	return strncmp(src, dst, l) == 0 && (dst[l] == '\0' || dst[l] == '/');
+}
+
+static int
+cp_tree(const char *src, const char *dst, const struct stat *st)
+{
+	struct stat dst_st;
+	char **names, *s, *d;
+	size_t i, n;
+	int rc = 0;
+
+	if (cp_inside(src, dst) && tool_is_pvfs(src) == tool_is_pvfs(dst)) {
+		tool_errmsg(NULL, "cannot copy a directory, '%s', into itself, '%s'",
+		    src, dst);
+		return -1;
+	}
+	if (tool_mkdir(dst, (st->st_mode & 07777) | 0700) != 0) {
+		if (errno == EEXIST && tool_stat(dst, &dst_st) == 0 &&
+		    !S_ISDIR(dst_st.st_mode))
+			errno = ENOTDIR;
+		if (errno != EEXIST) {
+			tool_err(dst, errno);
+			return -1;
+		}
+	}
+	if (tool_list_dir(src, &names, &n) != 0) {
+		tool_err(src, errno);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		s = tool_join(src, names[i]);
+		d = tool_join(dst, names[i]);
+		rc |= cp_path(s, d);
+		free(s);
+		free(d);
+	}
+	tool_free_list(names, n);
+	if (opts.preserve)
+		(void)tool_chown(dst, st->st_uid, st->st_gid);
+	if (tool_chmod(dst, st->st_mode & 07777) != 0 ||
+	    (opts.preserve && tool_utimes(dst, st) != 0)) {
+		tool_err(dst, errno);
+		rc = -1;
+	}
+	return rc;
+}
+
+static int
+cp_path(const char *src, const char *dst)
+{
+	struct stat st;
+
+	if (strcmp(src, "-") == 0)
+		return tool_copy_file(src, dst, &opts);
+	if (tool_stat(src, &st) != 0) {
+		tool_err(src, errno);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return tool_copy_file(src, dst, &opts);
+	if (!recursive) {
+		tool_errmsg(NULL, "-r not specified; omitting directory '%s'", src);
+		return -1;
+	}
+	return cp_tree(src, dst, &st);
+}
+
+static void
+cp_options(int argc, char **argv)
+{
+	uint64_t v;
+	int c;
+
+	opts.dist.base = opts.dist.pcount = opts.dist.ssize = -1;
+	while ((c = tool_getopt(argc, argv, "rRpf", longopts)) != -1) {
+		switch (c) {
+		case 'r':
+		case 'R':
+			recursive = 1;
+			break;
+		case 'p':
+			opts.preserve = 1;
+			break;
+		case 'f':
+			opts.force = 1;
+			break;
+		case OPT_BASE:
+			opts.dist.base = (int32_t)tool_parse_long(optarg, 0,
+			    PVFS_MAX_IODS - 1, "base");
+			opts.have_dist = 1;
+			break;
+		case OPT_PCOUNT:
+			opts.dist.pcount = (int32_t)tool_parse_long(optarg, 1,
+			    PVFS_MAX_IODS, "pcount");
+			opts.have_dist = 1;
+			break;
+		case OPT_SSIZE:
+			if (tool_parse_size(optarg, &v) != 0 || v < PVFS_SSIZE_MIN ||
+			    v > PVFS_SSIZE_MAX)
+				tool_usage_error("invalid ssize: '%s' (512 .. 64M)", optarg);
+			opts.dist.ssize = (int32_t)v;
+			opts.have_dist = 1;
+			break;
+		case OPT_PROGRESS:
+			opts.progress = 1;
+			break;
+		default:
+			tool_usage_error("invalid option");
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct stat st;
+	const char *dst;
+	char *base, *d;
+	int i, n, into;
+
+	tool_init("pvfs-cp", usage);
+	cp_options(argc, argv);
+	if (isatty(STDERR_FILENO))
+		opts.progress = 1;
+	n = argc - optind;
+	if (n < 1)
+		tool_usage_error("missing file operand");
+	if (n < 2)
+		tool_usage_error("missing destination file operand after '%s'",
+		    argv[optind]);
+	dst = argv[argc - 1];
+	into = strcmp(dst, "-") != 0 && tool_stat(dst, &st) == 0 &&
+	    S_ISDIR(st.st_mode);
+	if (n > 2 && !into) {
+		tool_errmsg(NULL, "target '%s' is not a directory", dst);
+		return TOOL_EXIT_FAIL;
+	}
+	for (i = optind; i < argc - 1; i++) {
+		if (!into) {
+			cp_path(argv[i], dst);
+			continue;
+		}
+		base = tool_base(strcmp(argv[i], "-") == 0 ? "stdin" : argv[i]);
+		d = tool_join(dst, base);
+		cp_path(argv[i], d);
+		free(base);
+		free(d);
+	}
+	return tool_status;
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# bench-smoke.sh - keep pvfs-bench working: one tiny run of each job on a
+# pvfs-local file system, checking that figures come out.  Not a timing
+# test: no figure is compared with anything.
+set -u
+B=${PVFS_BUILDDIR:-$(pwd)}
+T=$(mktemp -d "${TMPDIR:-/tmp}/pvfs-bench-smoke.XXXXXX") || exit 1
+OUT=$T/out
+cleanup() {
+	"$B/pvfs-local" stop "$T/fs" >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+fail() {
+	echo "bench-smoke: $*" >&2
+	[ -f "$OUT" ] && cat "$OUT" >&2
+	exit 1
+}
+
+# has_figure JOB KEY: the RESULT line of JOB has KEY=<a number above 0>.
+has_figure() {
+	v=$(grep "^RESULT $1 " "$OUT" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1)
+	awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' ||
+		fail "no $2 figure in the $1 output"
+}
+
+"$B/pvfs-local" start "$T/fs" --iods 2 >/dev/null || fail "pvfs-local start failed"
+PVFSTAB_FILE=$T/fs/pvfstab
+export PVFSTAB_FILE
+
+"$B/pvfs-bench" --version | grep -q '^pvfs-bench ' || fail "--version"
+"$B/pvfs-bench" --help | grep -q 'Usage' || fail "--help"
+"$B/pvfs-bench" data --bogus >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a bad option must exit 2"
+
+"$B/pvfs-bench" data -c 2 -s 1M -b 64K -S 16K --verify --fsync >"$OUT" 2>&1 ||
+	fail "data job failed"
+for k in write read tcp local_write local_read write_ratio read_ratio; do
+	has_figure data $k
+done
+grep -q 'pvfs-bench data: 2 clients x 2 iods' "$OUT" || fail "data header"
+
+"$B/pvfs-bench" meta -c 2 -n 40 >"$OUT" 2>&1 || fail "meta job failed"
+for op in create+close open+close stat readdir rename unlink; do
+	grep "^RESULT meta .* op=$op " "$OUT" | grep -Eq ' rate=[1-9]' ||
+		fail "no rate for $op"
+done
+
+# Separately started clients meeting in a directory (the emulated
+# cluster's way), two ranks.
+mkdir "$T/sync"
+"$B/pvfs-bench" data --rank 1 --nprocs 2 --sync-dir "$T/sync" -s 256K -b 64K \
+	--path /pvfs/ranked >"$T/out1" 2>&1 &
+R1=$!
+"$B/pvfs-bench" data --rank 0 --nprocs 2 --sync-dir "$T/sync" -s 256K -b 64K \
+	--path /pvfs/ranked --verify >"$OUT" 2>&1 || fail "rank 0 failed"
+wait $R1 || { cat "$T/out1" >&2; fail "rank 1 failed"; }
+has_figure data write
+has_figure data read
+
+"$B/pvfs-bench" tcp -s 4M >"$OUT" 2>&1 || fail "tcp job failed"
+grep -Eq '^RESULT tcp .* rate=[1-9]' "$OUT" || fail "no tcp figure"
+exit 0

@@ -1,0 +1,20 @@
+#!/bin/sh
+# usage.sh - conventions every tool shares: --help (exit 0, usage on
+# stdout), --version, bad options and missing arguments (exit 2, message
+# and a hint on stderr), and "prog: path: message" errors with exit 1.
+. "${PVFS_SRCDIR:-.}/tests/tools/lib.sh"
+start_cluster
+version=$(sed -n 's/^#define PVFS_VERSION_STRING "\(.*\)"/\1/p' "${PVFS_SRCDIR:-.}/include/pvfs.h")
+
+for t in ls cp rm mkdir rmdir mv stat ping df chmod chown truncate; do
+	p=pvfs-$t
+	check_grep "$p --help" "^Usage: $p " $p --help
+	check_quiet "$p --help: nothing on stderr" sh -c "$p --help >/dev/null"
+	check_out "$p --version" "$p (PVFS) $version" $p --version
+	check_fail "$p: unknown option, exit 2" 2 "$p: unrecognized option '--bogus'" $p --bogus
+	check_grep "$p: the hint names the tool" "^Try '$p --help'\.$" sh -c "$p -Q 2>&1; true"
+	check_grep "$p: a local path is refused (exit 1)" "^$p: " sh -c "$p /tmp/x /tmp/y 2>&1 >/dev/null; test \$? -ge 1"
+done
+check_fail "a missing option argument" 2 "pvfs-mkdir: option requires an argument -- 'm'" pvfs-mkdir -m
+check_fail "a missing long option argument" 2 "pvfs-cp: option '--ssize' requires an argument" pvfs-cp a b --ssize
+finish

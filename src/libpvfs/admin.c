@@ -26,49 +26,22 @@ admin_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int
-admin_send(int fd, const uint8_t *p, size_t len, int64_t deadline)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-		} else if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
-			if (conn_wait(fd, POLLOUT, deadline) != 0)
-				return -1;
-		} else {
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Exactly len bytes; a peer that closes first is EIO. */
+/* Exactly len bytes; a peer that closes first is EIO (conn_recv_all says
+ * EPIPE, which recv itself never gives). */
 static int
 admin_recv(int fd, uint8_t *p, size_t len, int64_t deadline)
 {
-	ssize_t n;
-
-	while (len > 0) {
-		if (conn_wait(fd, POLLIN, deadline) != 0)
-			return -1;
-		n = recv(fd, p, len, 0);
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-		} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-			errno = n == 0 ? EIO : errno;
-			return -1;
-		}
-	}
-	return 0;
+	if (conn_recv_all(fd, p, len, deadline) == 0)
+		return 0;
+	if (errno == EPIPE)
+		errno = EIO;
+	return -1;
 }
 
 /* Read and check the reply to (op, reqid).  0, 1 for a clean error reply
- * (errno set), -1 for a broken exchange. */
+ * (errno set), -1 for a broken exchange.  The header is checked before the
+ * body is read, so that a stray or oversized reply is not waited for;
+ * conn_reply then judges status and body as conn_rpc does. */
 static int
 admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep, int64_t deadline)
 {
@@ -84,16 +57,7 @@ admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep, int64_t deadline)
 	}
 	if (admin_recv(fd, body, h.body_len, deadline) != 0)
 		return -1;
-	if (h.status != 0) {
-		errno = h.status;
-		return h.body_len == 0 ? 1 : -1;
-	}
-	memset(rep, 0, pvfs_msg_size(op, 1));
-	if (pvfs_msg_decode(op, 1, body, h.body_len, rep) != 0) {
-		errno = EPROTO;
-		return -1;
-	}
-	return 0;
+	return conn_reply(&h, op, reqid, body, rep);
 }
 
 /* One request and its reply with the daemon behind pool p. */
@@ -113,7 +77,7 @@ admin_rpc(struct client_fs *fs, struct conn_pool *p, uint16_t op,
 	else if (conn_acquire(p, fs->timeout_ms, &c) == 0) {
 		t0 = admin_now_us();
 		deadline = pvfs_mono_ms() + fs->timeout_ms;
-		if (admin_send(c->fd, out.data, out.len, deadline) == 0)
+		if (conn_send_all(c->fd, out.data, out.len, deadline) == 0)
 			rc = admin_reply(c->fd, op, reqid, rep, deadline);
 		if (rtt_us != NULL)
 			*rtt_us = admin_now_us() - t0;

@@ -265,7 +265,7 @@ conn_wait(int fd, short events, int64_t deadline_ms)
 	}
 }
 
-static int
+int
 conn_send_all(int fd, const uint8_t *p, size_t len, int64_t deadline)
 {
 	ssize_t n;
@@ -308,7 +308,7 @@ conn_recv_some(int fd, uint8_t *p, size_t len, int64_t deadline)
 	}
 }
 
-static int
+int
 conn_recv_all(int fd, uint8_t *p, size_t len, int64_t deadline)
 {
 	ssize_t n;
@@ -358,9 +358,7 @@ conn_recv_frame(int fd, struct pvfs_hdr *h, uint8_t *inl, uint8_t **body,
 	    deadline);
 }
 
-/* Check and decode a reply.  0 ok, 1 a clean error reply (errno set, the
- * connection stays usable), -1 a broken exchange. */
-static int
+int
 conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
     const uint8_t *body, void *rep)
 {

@@ -341,8 +341,7 @@ pvfs_is_pvfs_fd(int fd)
 
 /* ---- data ---- */
 
-/* Total of an iovec array, or -1/EINVAL when invalid or past SSIZE_MAX. */
-static ssize_t
+ssize_t
 file_iov_total(const struct iovec *iov, int iovcnt)
 {
 	size_t total = 0;
@@ -448,39 +447,50 @@ file_segs_once(struct io_file *f, int write, const struct pvfs_pattern *seg,
 }
 
 /* One engine call per round of segments that one list request may carry
- * (pvfs_list_round: PVFS_LIST_MAX_WORK, doc/noncontig.md); nearly always
- * a single round.  A short read (end of file) ends the transfer. */
+ * (pvfs_list_round: PVFS_LIST_MAX_WORK, doc/noncontig.md).  Shared with
+ * listio.c, whose iovecs are its own to consume. */
+ssize_t
+file_segs_rounds(struct io_file *f, int write, const struct pvfs_pattern *seg,
+    uint32_t nseg, struct iovec *iov, int iovcnt)
+{
+	const struct pvfs_dist *d = &f->cap.dist;
+	uint32_t i, n;
+	uint64_t done = 0, want;
+	ssize_t got = 0;
+
+	for (i = 0; i < nseg; i += n) {
+		n = pvfs_list_round(&seg[i], nseg - i, d->pcount, d->ssize);
+		want = pvfs_list_bytes(&seg[i], n);
+		if ((got = file_segs_once(f, write, &seg[i], n, iov, iovcnt)) < 0)
+			break;
+		done += (uint64_t)got;
+		if ((uint64_t)got < want)
+			break;
+		file_iov_skip(&iov, &iovcnt, want);
+	}
+	return got < 0 ? -1 : (ssize_t)done;
+}
+
+/* The caller's iovecs are const: nearly always a single round, which
+ * needs no copy of them to consume. */
 static ssize_t
 file_segs(struct io_file *f, int write, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt)
 {
 	const struct pvfs_dist *d = &f->cap.dist;
-	struct iovec *copy, *cur;
-	uint32_t i, n = pvfs_list_round(seg, nseg, d->pcount, d->ssize);
-	uint64_t done = 0, want;
-	ssize_t got = 0;
-	int cnt = iovcnt;
+	struct iovec *copy;
+	ssize_t n;
 
-	if (n == nseg)
+	if (pvfs_list_round(seg, nseg, d->pcount, d->ssize) == nseg)
 		return file_segs_once(f, write, seg, nseg, iov, iovcnt);
 	if ((copy = malloc(sizeof(*copy) * (size_t)iovcnt)) == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
 	memcpy(copy, iov, sizeof(*copy) * (size_t)iovcnt);
-	cur = copy;
-	for (i = 0; i < nseg; i += n) {
-		n = pvfs_list_round(&seg[i], nseg - i, d->pcount, d->ssize);
-		want = pvfs_list_bytes(&seg[i], n);
-		if ((got = file_segs_once(f, write, &seg[i], n, cur, cnt)) < 0)
-			break;
-		done += (uint64_t)got;
-		if ((uint64_t)got < want)
-			break;
-		file_iov_skip(&cur, &cnt, want);
-	}
+	n = file_segs_rounds(f, write, seg, nseg, copy, iovcnt);
 	free(copy);
-	return got < 0 ? -1 : (ssize_t)done;
+	return n;
 }
 
 /* ONE engine call for the whole transfer, whatever the iovec count: a

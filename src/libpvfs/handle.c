@@ -113,42 +113,6 @@ handle_close(struct file_open *of)
 	file_put(of);
 }
 
-static ssize_t
-handle_iov_total(const struct iovec *iov, int iovcnt)
-{
-	size_t total = 0;
-	int i;
-
-	if (iovcnt < 0 || iovcnt > IOV_MAX || (iovcnt > 0 && iov == NULL)) {
-		errno = EINVAL;
-		return -1;
-	}
-	for (i = 0; i < iovcnt; i++) {
-		if (iov[i].iov_len > (size_t)SSIZE_MAX - total) {
-			errno = EINVAL;
-			return -1;
-		}
-		total += iov[i].iov_len;
-	}
-	return (ssize_t)total;
-}
-
-static int
-handle_check(const struct file_open *of, int write)
-{
-	int acc = of->flags & O_ACCMODE;
-
-	if (write ? acc == O_RDONLY : acc == O_WRONLY) {
-		errno = EBADF;
-		return -1;
-	}
-	if (!S_ISREG(of->mode)) {
-		errno = S_ISDIR(of->mode) ? EISDIR : EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
 /* One engine call for the whole transfer; O_SYNC/O_DSYNC sync after it. */
 static ssize_t
 handle_rw(struct file_open *of, int write, const struct iovec *iov,
@@ -156,10 +120,10 @@ handle_rw(struct file_open *of, int write, const struct iovec *iov,
 {
 	struct pvfs_pattern pat;
 	struct io_file f;
-	ssize_t total = handle_iov_total(iov, iovcnt), n;
+	ssize_t total = file_iov_total(iov, iovcnt), n;
 	uint64_t len;
 
-	if (total < 0 || handle_check(of, write) != 0)
+	if (total < 0 || file_check_access(of, write) != 0)
 		return -1;
 	len = (uint64_t)total;
 	if (!write && off + len > HANDLE_OFF_MAX)
@@ -173,8 +137,7 @@ handle_rw(struct file_open *of, int write, const struct iovec *iov,
 	io_pattern_contig(&pat, off, len);
 	file_io(of, &f);
 	n = write ? io_write(&f, &pat, iov, iovcnt) : io_read(&f, &pat, iov, iovcnt);
-	if (n >= 0 && write && (of->flags & O_DSYNC) &&
-	    io_fsync(&f, (of->flags & O_SYNC) != O_SYNC) != 0)
+	if (n >= 0 && write && file_sync_after_write(of, &f) != 0)
 		n = -1;
 	file_io_done(of, &f);
 	return n;

@@ -162,22 +162,6 @@ listio_prepare(const struct listio_args *a, struct listio *l)
 	return 0;
 }
 
-/* Drop the first n bytes of the iovecs (ours to modify). */
-static void
-listio_iov_skip(struct iovec **iov, int *iovcnt, uint64_t n)
-{
-	while (n > 0 && *iovcnt > 0) {
-		if (n < (*iov)->iov_len) {
-			(*iov)->iov_base = (char *)(*iov)->iov_base + n;
-			(*iov)->iov_len -= n;
-			return;
-		}
-		n -= (*iov)->iov_len;
-		(*iov)++;
-		(*iovcnt)--;
-	}
-}
-
 /* The segments one round at a time: at most PVFS_LIST_MAX of them and
  * PVFS_LIST_MAX_WORK of share work for an iod (pvfs_list_round; the whole
  * round's work bounds that of every iod's part).  A short read (end of
@@ -185,31 +169,15 @@ listio_iov_skip(struct iovec **iov, int *iovcnt, uint64_t n)
 static ssize_t
 listio_run(struct file_open *of, int write, struct listio *l)
 {
-	struct iovec *iov = l->iov;
-	int iovcnt = l->iovcnt;
 	struct io_file f;
-	uint64_t done = 0, want;
-	uint32_t i, n;
-	ssize_t got = 0;
+	ssize_t got;
 
 	file_io(of, &f);
-	for (i = 0; i < l->nseg; i += n) {
-		n = pvfs_list_round(&l->seg[i], l->nseg - i, f.cap.dist.pcount,
-		    f.cap.dist.ssize);
-		want = pvfs_list_bytes(&l->seg[i], n);
-		got = write ? io_write_segs(&f, &l->seg[i], n, iov, iovcnt) :
-		    io_read_segs(&f, &l->seg[i], n, iov, iovcnt);
-		if (got < 0)
-			break;
-		done += (uint64_t)got;
-		if ((uint64_t)got < want)
-			break;
-		listio_iov_skip(&iov, &iovcnt, want);
-	}
-	if (got >= 0 && write && done > 0 && file_sync_after_write(of, &f) != 0)
+	got = file_segs_rounds(&f, write, l->seg, l->nseg, l->iov, l->iovcnt);
+	if (got > 0 && write && file_sync_after_write(of, &f) != 0)
 		got = -1;
 	file_io_done(of, &f);
-	return got < 0 ? -1 : (ssize_t)done;
+	return got;
 }
 
 static ssize_t

@@ -356,18 +356,11 @@ pvfs_rename(const char *oldpath, const char *newpath)
 	return 0;
 }
 
+/* handle_mkdir takes the mode as given; the umask is applied here. */
 int
 pvfs_mkdir(const char *path, mode_t mode)
 {
-	struct pvfs_mgr_mode_req req;
-	struct pvfs_mgr_attrcap_rep rep;
-	struct client_fs *fs;
-
-	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
-		return -1;
-	req.mode = mode & ~client_umask() & 07777;
-	return conn_rpc(fs, PVFS_MGR_MKDIR, &req, &rep);
+	return handle_mkdir(path, mode & ~client_umask());
 }
 
 int

@@ -52,6 +52,15 @@ void conn_close(struct pvfs_conn *c);
 uint32_t conn_next_reqid(void);
 /* Wait for events on fd until deadline_ms (monotonic); 0 or -1/ETIMEDOUT. */
 int conn_wait(int fd, short events, int64_t deadline_ms);
+/* All len bytes to (from) fd by deadline_ms; 0 or -1 with errno.  A peer
+ * that closes before len bytes came is EPIPE. */
+int conn_send_all(int fd, const uint8_t *p, size_t len, int64_t deadline);
+int conn_recv_all(int fd, uint8_t *p, size_t len, int64_t deadline);
+/* Check the header h of the reply to (op, reqid) and decode body into rep.
+ * 0 ok, 1 a clean error reply (errno set, the connection stays usable),
+ * -1 a broken exchange. */
+int conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
+    const uint8_t *body, void *rep);
 /* Send a request to fs's mgr and decode the reply into rep (a struct of
  * pvfs_msg_size(op, 1) bytes; pvfs_msg_free it for FSINFO and READDIR).
  * 0, or -1 with errno (the reply status, or a network error). */
@@ -161,11 +170,19 @@ void file_put(struct file_open *of);
 void file_io(struct file_open *of, struct io_file *f);
 /* Keep a capability the engine refreshed. */
 void file_io_done(struct file_open *of, const struct io_file *f);
+/* Total of an iovec array, or -1/EINVAL when invalid or past SSIZE_MAX. */
+ssize_t file_iov_total(const struct iovec *iov, int iovcnt);
 /* EBADF if of is not open for reading (writing), EISDIR/EINVAL if it is
  * not a regular file.  0 or -1. */
 int file_check_access(const struct file_open *of, int write);
 /* O_SYNC/O_DSYNC after a successful write. */
 int file_sync_after_write(struct file_open *of, struct io_file *f);
+/* Segments seg[0..nseg) to (from) the iovecs, which are consumed, one
+ * engine call per list-request round; a short read ends it.  The bytes
+ * moved, or -1 with errno. */
+ssize_t file_segs_rounds(struct io_file *f, int write,
+    const struct pvfs_pattern *seg, uint32_t nseg, struct iovec *iov,
+    int iovcnt);
 /* Host O_* access mode and flags to PVFS_OF_*. */
 uint32_t file_wire_flags(int flags);
 void file_atfork_prepare(void);

@@ -36,7 +36,9 @@ make -C "$PVFS_SRC/_build" distcheck >"$PVFS_SRC/_build/distcheck.out" 2>&1 ||
 	{ tail -60 "$PVFS_SRC/_build/distcheck.out"; exit 1; }
 grep -E 'archives ready|^pvfs-' "$PVFS_SRC/_build/distcheck.out" | head -3
 
-pass=$(cat "$PVFS_SRC"/_build/tests/*/*.log "$PVFS_SRC"/_build-asan/tests/*/*.log |
-	grep -c '^\[       OK \]')
+# Totals over both builds: cmocka cases plus the shell suites' own counts.
+logs=$(cat "$PVFS_SRC"/_build/tests/*/*.log "$PVFS_SRC"/_build-asan/tests/*/*.log)
+cases=$(printf '%s\n' "$logs" | grep -c '^\[       OK \]' || true)
+checks=$(printf '%s\n' "$logs" | awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1 } END { print p + 0 }')
 echo "all suites green"
-echo "$pass passed, 0 failed"
+echo "$((cases + checks)) passed, 0 failed"

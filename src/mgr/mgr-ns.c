@@ -345,6 +345,18 @@ mgr_ns_resolve(const struct pvfs_cred *cr, const char *path, struct mgr_path *p)
 	return 0;
 }
 
+/* The same, for requests whose last component must exist. */
+int
+mgr_ns_resolve_existing(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p)
+{
+	int rc = mgr_ns_resolve(cr, path, p);
+
+	if (rc == 0 && p->ino == NULL)
+		rc = ENOENT;
+	return rc;
+}
+
 /* ---- directory entry arrays ---- */
 
 static void

@@ -255,10 +255,8 @@ mgr_op_stat(void *rq, void *rp)
 	struct mgr_path p;
 	int rc;
 
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
-	if (p.ino == NULL)
-		return ENOENT;
 	return mgr_op_attrcap(p.ino, PVFS_R_SIZE, rp);
 }
 
@@ -298,10 +296,8 @@ mgr_op_access(void *rq, void *rp)
 
 	if (q->mode & ~(uint32_t)(R_OK | W_OK | X_OK))
 		return EINVAL;
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
-	if (p.ino == NULL)
-		return ENOENT;
 	/* R_OK, W_OK, X_OK have the values of MGR_MAY_R, _W, _X. */
 	return mgr_perm_check(&q->cred, p.ino, (int)q->mode);
 }
@@ -318,10 +314,10 @@ mgr_op_setattr_target(struct pvfs_mgr_setattr_req *q, struct mgr_inode **in)
 		*in = mgr_ns_get(q->ino);
 		return *in != NULL ? 0 : ENOENT;
 	}
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
 	*in = p.ino;
-	return p.ino != NULL ? 0 : ENOENT;
+	return 0;
 }
 
 /* chmod and chown: the new mode, uid and gid into r, or why not. */
@@ -421,10 +417,8 @@ mgr_op_truncate(void *rq, void *rp)
 	struct mgr_path p;
 	int rc;
 
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
-	if (p.ino == NULL)
-		return ENOENT;
 	if (p.ino->dir != NULL)
 		return EISDIR;
 	if (q->length > (uint64_t)INT64_MAX)
@@ -446,10 +440,8 @@ mgr_op_unlink(void *rq, void *rp)
 	struct mgr_rec r;
 	int rc;
 
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
-	if (p.ino == NULL)
-		return ENOENT;
 	if (p.ino->dir != NULL)
 		return EISDIR;
 	if ((rc = mgr_perm_delete(&q->cred, p.dir, p.ino)) != 0)
@@ -497,10 +489,8 @@ mgr_op_rmdir(void *rq, void *rp)
 	struct mgr_rec r;
 	int rc;
 
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
-	if (p.ino == NULL)
-		return ENOENT;
 	if (p.ino->dir == NULL)
 		return ENOTDIR;
 	if (p.ino == mgr_ns_root())

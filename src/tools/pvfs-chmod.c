@@ -29,34 +29,24 @@ static const struct option longopts[] = {
 static int opt_rec;
 static const char *mode_arg;
 
-static void
+/* Failures are reported (and set the exit status) here; the walk goes on. */
+static int
 chmod_path(const char *path)
 {
 	struct stat st;
-	char **names, *p;
-	size_t i, n;
 	mode_t m;
 
 	if (pvfs_stat(path, &st) != 0) {
 		tool_err(path, errno);
-		return;
+		return 0;
 	}
 	if (tool_parse_mode(mode_arg, st.st_mode, &m) != 0)
 		tool_usage_error("invalid mode: '%s'", mode_arg);
 	if (pvfs_chmod(path, m) != 0)
 		tool_err(path, errno);
-	if (!opt_rec || !S_ISDIR(st.st_mode))
-		return;
-	if (tool_list_dir(path, &names, &n) != 0) {
-		tool_err(path, errno);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		p = tool_join(path, names[i]);
-		chmod_path(p);
-		free(p);
-	}
-	tool_free_list(names, n);
+	if (opt_rec && S_ISDIR(st.st_mode))
+		tool_each_child(path, chmod_path);
+	return 0;
 }
 
 int

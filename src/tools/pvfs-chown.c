@@ -83,29 +83,19 @@ chown_spec(char *spec)
 		tool_usage_error("invalid spec: '%s'", spec);
 }
 
-static void
+/* Failures are reported (and set the exit status) here; the walk goes on. */
+static int
 chown_path(const char *path)
 {
 	struct stat st;
-	char **names, *p;
-	size_t i, n;
 
 	if (pvfs_chown(path, new_uid, new_gid) != 0) {
 		tool_err(path, errno);
-		return;
+		return 0;
 	}
-	if (!opt_rec || pvfs_stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-		return;
-	if (tool_list_dir(path, &names, &n) != 0) {
-		tool_err(path, errno);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		p = tool_join(path, names[i]);
-		chown_path(p);
-		free(p);
-	}
-	tool_free_list(names, n);
+	if (opt_rec && pvfs_stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		tool_each_child(path, chown_path);
+	return 0;
 }
 
 int

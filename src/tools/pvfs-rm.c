@@ -37,21 +37,7 @@ static int rm_path(const char *path);
 static int
 rm_tree(const char *path)
 {
-	char **names, *p;
-	size_t i, n;
-	int rc = 0;
-
-	if (tool_list_dir(path, &names, &n) != 0) {
-		tool_err(path, errno);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		p = tool_join(path, names[i]);
-		rc |= rm_path(p);
-		free(p);
-	}
-	tool_free_list(names, n);
-	if (rc != 0)
+	if (tool_each_child(path, rm_path) != 0)
 		return -1; /* its failure was reported; ENOTEMPTY would add nothing */
 	if (pvfs_rmdir(path) != 0 && !(opt_force && errno == ENOENT)) {
 		tool_err(path, errno);

@@ -495,3 +495,23 @@ tool_list_dir(const char *path, char ***names, size_t *n)
 		qsort(*names, *n, sizeof(char *), tool_name_cmp);
 	return 0;
 }
+
+int
+tool_each_child(const char *dir, int (*fn)(const char *path))
+{
+	char **names, *p;
+	size_t i, n;
+	int rc = 0;
+
+	if (tool_list_dir(dir, &names, &n) != 0) {
+		tool_err(dir, errno);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		p = tool_join(dir, names[i]);
+		rc |= fn(p);
+		free(p);
+	}
+	tool_free_list(names, n);
+	return rc != 0 ? -1 : 0;
+}

@@ -96,6 +96,9 @@ int tool_chown(const char *path, uid_t uid, gid_t gid);
 int tool_utimes(const char *path, const struct stat *st);
 /* A directory's entry names without "." and "..", sorted by strcmp. */
 int tool_list_dir(const char *path, char ***names, size_t *n);
+/* fn on dir/name for each entry, in name order: -1 if the listing failed
+ * (reported) or any fn returned non-zero, else 0. */
+int tool_each_child(const char *dir, int (*fn)(const char *path));
 
 /* ---- tools-copy.c: the copy engine ---- */
 struct tool_copy_opts {

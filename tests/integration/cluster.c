@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "common.h"
 #include "pvfs.h"
 #include "cluster.h"
 
@@ -600,4 +604,97 @@ double mono_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the raw protocol client ---- */
+
+int
+raw_connect(struct cluster *c, const char *daemon, int secs)
+{
+	struct timeval tv = { secs, 0 };
+	int port = cluster_port(c, daemon), fd;
+
+	assert_true(port > 0);
+	fd = pvfs_net_connect("127.0.0.1", (uint16_t)port, 5000);
+	assert_true(fd >= 0);
+	assert_int_equal(pvfs_set_nonblock(fd, 0), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+void
+raw_send(int fd, const void *p, size_t n)
+{
+	assert_int_equal(pvfs_write_all(fd, p, n), 0);
+}
+
+int
+raw_read(int fd, void *p, size_t n)
+{
+	uint8_t *b = p;
+	ssize_t r;
+
+	while (n > 0) {
+		r = read(fd, b, n);
+		if (r <= 0)
+			return -1;
+		b += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int
+raw_status(int fd, struct pvfs_hdr *h)
+{
+	uint8_t raw[PVFS_HDR_LEN];
+
+	if (raw_read(fd, raw, sizeof(raw)) != 0)
+		return -1;
+	assert_int_equal(pvfs_hdr_decode(raw, h), 0);
+	assert_true(h->flags & PVFS_HDR_REPLY);
+	return h->status;
+}
+
+void
+raw_send_frame(int fd, uint16_t op, int reply, const void *msg)
+{
+	struct pvfs_buf b;
+
+	pvfs_buf_init(&b);
+	assert_int_equal(pvfs_frame_encode(&b, op, 42, reply, 0, msg), 0);
+	raw_send(fd, b.data, b.len);
+	pvfs_buf_free(&b);
+}
+
+void
+raw_assert_closed(int fd)
+{
+	uint8_t b[4096];
+	ssize_t r;
+
+	while ((r = read(fd, b, sizeof(b))) > 0)
+		;
+	assert_true(r == 0 || errno == ECONNRESET);
+}
+
+void
+raw_open(struct cluster *c, const char *path, uint32_t flags,
+    struct pvfs_mgr_attrcap_rep *rep)
+{
+	struct pvfs_mgr_open_req req;
+	struct pvfs_hdr h;
+	uint8_t body[4096];
+	int fd = raw_connect(c, "mgr", 10);
+
+	memset(&req, 0, sizeof(req));
+	req.flags = flags;
+	req.dist.base = req.dist.pcount = req.dist.ssize = PVFS_DIST_DEFAULT;
+	snprintf(req.path, sizeof(req.path), "%s", path);
+	raw_send_frame(fd, PVFS_MGR_OPEN, 0, &req);
+	assert_int_equal(raw_status(fd, &h), 0);
+	assert_true(h.body_len <= sizeof(body));
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	assert_int_equal(pvfs_msg_decode(PVFS_MGR_OPEN, 1, body, h.body_len, rep), 0);
+	close(fd);
 }

@@ -115,4 +115,24 @@ double mono_now(void);
 	cluster_check_ok((errno = 0, (long)(expr)), #expr, __FILE__, __LINE__)
 long cluster_check_ok(long r, const char *expr, const char *file, int line);
 
+/* A raw protocol client, for tests that send what the library never would.
+ * Each fails the test on a local error; reading stops at EOF or after the
+ * connection's receive bound. */
+struct pvfs_hdr;
+struct pvfs_mgr_attrcap_rep;
+/* A blocking connection to "mgr" or "iodK" receiving for at most secs. */
+int raw_connect(struct cluster *c, const char *daemon, int secs);
+void raw_send(int fd, const void *p, size_t n);
+/* Exactly n bytes: 0, or -1 at EOF, error or the receive bound. */
+int raw_read(int fd, void *p, size_t n);
+/* The next reply header's status, or -1 if the daemon closed on us. */
+int raw_status(int fd, struct pvfs_hdr *h);
+/* Encode msg as a frame of op (request or reply) and send it. */
+void raw_send_frame(int fd, uint16_t op, int reply, const void *msg);
+/* The connection ends (EOF or reset) rather than hanging. */
+void raw_assert_closed(int fd);
+/* MGR_OPEN of path (inside the file system, "/x") as root with flags. */
+void raw_open(struct cluster *c, const char *path, uint32_t flags,
+    struct pvfs_mgr_attrcap_rep *rep);
+
 #endif /* PVFS_TEST_CLUSTER_H */

@@ -32,79 +32,6 @@ static uint8_t key[64];
 static size_t keylen;
 static uint8_t data[DATA_LEN];
 
-/* A blocking connection to a daemon with a 5 s receive bound. */
-static int
-raw_connect(const char *daemon)
-{
-	struct timeval tv = { 5, 0 };
-	int port = cluster_port(&c, daemon), fd;
-
-	assert_true(port > 0);
-	fd = pvfs_net_connect("127.0.0.1", (uint16_t)port, 5000);
-	assert_true(fd >= 0);
-	assert_int_equal(pvfs_set_nonblock(fd, 0), 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	return fd;
-}
-
-static void
-raw_send(int fd, const void *p, size_t n)
-{
-	assert_int_equal(pvfs_write_all(fd, p, n), 0);
-}
-
-static int
-raw_read(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	ssize_t r;
-
-	while (n > 0) {
-		r = read(fd, b, n);
-		if (r <= 0)
-			return -1;
-		b += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-/* The next reply header's status, or -1 if the daemon closed on us. */
-static int
-raw_status(int fd, struct pvfs_hdr *h)
-{
-	uint8_t raw[PVFS_HDR_LEN];
-
-	if (raw_read(fd, raw, sizeof(raw)) != 0)
-		return -1;
-	assert_int_equal(pvfs_hdr_decode(raw, h), 0);
-	assert_true(h->flags & PVFS_HDR_REPLY);
-	return h->status;
-}
-
-/* The connection ends (EOF or reset) rather than hanging. */
-static void
-assert_closed(int fd)
-{
-	uint8_t b[4096];
-	ssize_t r;
-
-	while ((r = read(fd, b, sizeof(b))) > 0)
-		;
-	assert_true(r == 0 || errno == ECONNRESET);
-}
-
-static void
-send_frame(int fd, uint16_t op, int reply, const void *msg)
-{
-	struct pvfs_buf b;
-
-	pvfs_buf_init(&b);
-	assert_int_equal(pvfs_frame_encode(&b, op, 42, reply, 0, msg), 0);
-	raw_send(fd, b.data, b.len);
-	pvfs_buf_free(&b);
-}
-
 static void
 send_header(int fd, uint32_t magic, uint16_t version, uint16_t op,
     uint32_t body_len, uint32_t flags)
@@ -148,11 +75,11 @@ each_daemon(void (*attack)(const char *daemon))
 static void
 attack_garbage(const char *daemon)
 {
-	int fd = raw_connect(daemon);
+	int fd = raw_connect(&c, daemon, 5);
 	char junk[] = "GET / HTTP/1.0\r\n\r\n and then some more bytes to fill";
 
 	raw_send(fd, junk, sizeof(junk));
-	assert_closed(fd);
+	raw_assert_closed(fd);
 	close(fd);
 }
 
@@ -160,11 +87,11 @@ static void
 attack_bad_version(const char *daemon)
 {
 	struct pvfs_hdr h;
-	int fd = raw_connect(daemon);
+	int fd = raw_connect(&c, daemon, 5);
 
 	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION + 1, PVFS_MGR_PING, 0, 0);
 	assert_int_equal(raw_status(fd, &h), EPROTO);
-	assert_closed(fd);
+	raw_assert_closed(fd);
 	close(fd);
 }
 
@@ -172,12 +99,12 @@ static void
 attack_oversized(const char *daemon)
 {
 	struct pvfs_hdr h;
-	int fd = raw_connect(daemon);
+	int fd = raw_connect(&c, daemon, 5);
 
 	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, PVFS_MGR_STAT,
 	    0xfffffff0u, 0);
 	assert_int_equal(raw_status(fd, &h), EMSGSIZE);
-	assert_closed(fd);
+	raw_assert_closed(fd);
 	close(fd);
 }
 
@@ -186,12 +113,12 @@ static void
 attack_reply_as_request(const char *daemon)
 {
 	struct pvfs_hdr h;
-	int fd = raw_connect(daemon);
+	int fd = raw_connect(&c, daemon, 5);
 
 	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, PVFS_MGR_PING, 0,
 	    PVFS_HDR_REPLY);
 	assert_int_equal(raw_status(fd, &h), EPROTO);
-	assert_closed(fd);
+	raw_assert_closed(fd);
 	close(fd);
 }
 
@@ -201,14 +128,14 @@ attack_malformed_body(const char *daemon)
 {
 	uint8_t body[40];
 	struct pvfs_hdr h;
-	int fd = raw_connect(daemon);
+	int fd = raw_connect(&c, daemon, 5);
 	uint16_t op = daemon[0] == 'm' ? PVFS_MGR_STAT : PVFS_IOD_READ;
 
 	memset(body, 0xff, sizeof(body));
 	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, op, sizeof(body), 0);
 	raw_send(fd, body, sizeof(body));
 	assert_int_equal(raw_status(fd, &h), EPROTO);
-	assert_closed(fd);
+	raw_assert_closed(fd);
 	close(fd);
 }
 
@@ -217,13 +144,13 @@ static void
 attack_unknown_opcode(const char *daemon)
 {
 	struct pvfs_hdr h;
-	int fd = raw_connect(daemon);
+	int fd = raw_connect(&c, daemon, 5);
 	uint16_t ping = daemon[0] == 'm' ? PVFS_MGR_PING : PVFS_IOD_PING;
 	uint8_t body[64];
 
 	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, 0x0777, 0, 0);
 	assert_int_equal(raw_status(fd, &h), EOPNOTSUPP);
-	send_frame(fd, ping, 0, NULL);
+	raw_send_frame(fd, ping, 0, NULL);
 	assert_int_equal(raw_status(fd, &h), 0);
 	assert_int_equal(h.op, ping);
 	assert_true(h.body_len <= sizeof(body));
@@ -236,11 +163,11 @@ static void
 attack_truncated(const char *daemon)
 {
 	uint8_t half[PVFS_HDR_LEN / 2] = { 0x50, 0x56, 0x46, 0x31 };
-	int fd = raw_connect(daemon);
+	int fd = raw_connect(&c, daemon, 5);
 
 	raw_send(fd, half, sizeof(half));
 	close(fd);
-	fd = raw_connect(daemon);
+	fd = raw_connect(&c, daemon, 5);
 	send_header(fd, PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, PVFS_MGR_STAT, 500, 0);
 	raw_send(fd, half, sizeof(half));
 	close(fd);
@@ -253,27 +180,6 @@ static void test_reply_as_request(void **state) { each_daemon(attack_reply_as_re
 static void test_malformed_body(void **state) { each_daemon(attack_malformed_body); }
 static void test_unknown_opcode(void **state) { each_daemon(attack_unknown_opcode); }
 static void test_truncated_frames(void **state) { each_daemon(attack_truncated); }
-
-/* A real capability for /data, asked of the mgr as the library would. */
-static void
-real_cap(uint32_t flags, struct pvfs_mgr_attrcap_rep *rep)
-{
-	struct pvfs_mgr_open_req req;
-	struct pvfs_hdr h;
-	uint8_t body[4096];
-	int fd = raw_connect("mgr");
-
-	memset(&req, 0, sizeof(req));
-	req.flags = flags;
-	req.dist.base = req.dist.pcount = req.dist.ssize = PVFS_DIST_DEFAULT;
-	strcpy(req.path, "/data");
-	send_frame(fd, PVFS_MGR_OPEN, 0, &req);
-	assert_int_equal(raw_status(fd, &h), 0);
-	assert_true(h.body_len <= sizeof(body));
-	assert_int_equal(raw_read(fd, body, h.body_len), 0);
-	assert_int_equal(pvfs_msg_decode(PVFS_MGR_OPEN, 1, body, h.body_len, rep), 0);
-	close(fd);
-}
 
 /* Ask the iod holding part 0 of /data to read it with cap: the status,
  * and on success the stream must be the file's first stripe. */
@@ -288,11 +194,11 @@ iod_read_with(const struct pvfs_cap *cap)
 	int fd, st;
 
 	snprintf(name, sizeof(name), "iod%u", cap->dist.base);
-	fd = raw_connect(name);
+	fd = raw_connect(&c, name, 5);
 	memset(&req, 0, sizeof(req));
 	req.cap = *cap;
 	req.pat = (struct pvfs_pattern){ 0, 65536, 65536, 1 };
-	send_frame(fd, PVFS_IOD_READ, 0, &req);
+	raw_send_frame(fd, PVFS_IOD_READ, 0, &req);
 	if ((st = raw_status(fd, &h)) == 0) {
 		assert_int_equal(raw_read(fd, body, h.body_len), 0);
 		assert_int_equal(pvfs_msg_decode(PVFS_IOD_READ, 1, body, h.body_len, &rep), 0);
@@ -310,7 +216,7 @@ test_capabilities_are_checked(void **state)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct pvfs_cap cap;
 
-	real_cap(PVFS_OF_RDONLY, &rep);
+	raw_open(&c, "/data", PVFS_OF_RDONLY, &rep);
 	assert_int_equal(iod_read_with(&rep.cap), 0);
 	cap = rep.cap, cap.mac[0] ^= 1;                   /* forged */
 	assert_int_equal(iod_read_with(&cap), EACCES);
@@ -339,18 +245,18 @@ test_read_cap_cannot_write(void **state)
 	char name[16];
 	int fd;
 
-	real_cap(PVFS_OF_RDONLY, &rep);
+	raw_open(&c, "/data", PVFS_OF_RDONLY, &rep);
 	snprintf(name, sizeof(name), "iod%u", rep.cap.dist.base);
-	fd = raw_connect(name);
+	fd = raw_connect(&c, name, 5);
 	memset(&req, 0, sizeof(req));
 	req.cap = rep.cap;
 	req.pat = (struct pvfs_pattern){ 0, 65536, 65536, 1 };
 	req.stream_len = sizeof(junk);
 	memset(junk, 0x5a, sizeof(junk));
-	send_frame(fd, PVFS_IOD_WRITE, 0, &req);
+	raw_send_frame(fd, PVFS_IOD_WRITE, 0, &req);
 	raw_send(fd, junk, sizeof(junk));
 	assert_int_equal(raw_status(fd, &h), EACCES);
-	send_frame(fd, PVFS_IOD_PING, 0, NULL);
+	raw_send_frame(fd, PVFS_IOD_PING, 0, NULL);
 	assert_int_equal(raw_status(fd, &h), 0);
 	close(fd);
 	assert_still_serving();

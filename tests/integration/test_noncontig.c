@@ -681,99 +681,13 @@ static void test_record_interleaved_writers(void **state)
 #define BIG_SSIZE (1 << 22) /* round 2^24 over NIODS: coprime strides
                              * repeat only after 2^24 blocks */
 
-/* A blocking connection to a daemon with a 10 s receive bound. */
-static int raw_connect(const char *daemon)
-{
-	struct timeval tv = { 10, 0 };
-	int port = cluster_port(&c, daemon), fd;
-
-	assert_true(port > 0);
-	fd = pvfs_net_connect("127.0.0.1", (uint16_t)port, 5000);
-	assert_true(fd >= 0);
-	assert_int_equal(pvfs_set_nonblock(fd, 0), 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	return fd;
-}
-
-static int raw_read(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	ssize_t r;
-
-	while (n > 0) {
-		r = read(fd, b, n);
-		if (r <= 0)
-			return -1;
-		b += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-/* The next reply header's status, or -1 if the daemon closed on us (or
- * did not answer within the receive bound). */
-static int raw_status(int fd, struct pvfs_hdr *h)
-{
-	uint8_t raw[PVFS_HDR_LEN];
-
-	if (raw_read(fd, raw, sizeof(raw)) != 0)
-		return -1;
-	assert_int_equal(pvfs_hdr_decode(raw, h), 0);
-	assert_true(h->flags & PVFS_HDR_REPLY);
-	return h->status;
-}
-
-static void send_frame(int fd, uint16_t op, const void *msg)
-{
-	struct pvfs_buf b;
-
-	pvfs_buf_init(&b);
-	assert_int_equal(pvfs_frame_encode(&b, op, 42, 0, 0, msg), 0);
-	assert_int_equal(pvfs_write_all(fd, b.data, b.len), 0);
-	pvfs_buf_free(&b);
-}
-
-/* The connection ends (EOF or reset) rather than hanging. */
-static void assert_closed(int fd)
-{
-	uint8_t b[4096];
-	ssize_t r;
-
-	while ((r = read(fd, b, sizeof(b))) > 0)
-		;
-	assert_true(r == 0 || errno == ECONNRESET);
-}
-
-/* A real capability for /rel, asked of the mgr as the library would. */
-static void real_cap(const char *rel, uint32_t flags, struct pvfs_cap *cap)
-{
-	struct pvfs_mgr_open_req req;
-	struct pvfs_mgr_attrcap_rep rep;
-	struct pvfs_hdr h;
-	uint8_t body[4096];
-	int fd = raw_connect("mgr");
-
-	memset(&req, 0, sizeof(req));
-	req.flags = flags;
-	req.dist.base = req.dist.pcount = req.dist.ssize = PVFS_DIST_DEFAULT;
-	snprintf(req.path, sizeof(req.path), "/%s", rel);
-	send_frame(fd, PVFS_MGR_OPEN, &req);
-	assert_int_equal(raw_status(fd, &h), 0);
-	assert_true(h.body_len <= sizeof(body));
-	assert_int_equal(raw_read(fd, body, h.body_len), 0);
-	assert_int_equal(pvfs_msg_decode(PVFS_MGR_OPEN, 1, body, h.body_len,
-	    &rep), 0);
-	*cap = rep.cap;
-	close(fd);
-}
-
 /* The iod holding relative position rel of cap's file. */
 static int raw_connect_rel(const struct pvfs_cap *cap, uint32_t rel)
 {
 	char name[16];
 
 	snprintf(name, sizeof(name), "iod%u", (cap->dist.base + rel) % NIODS);
-	return raw_connect(name);
+	return raw_connect(&c, name, 10);
 }
 
 /* n segments of count blocks of 1 byte, stride 3 (coprime with the round),
@@ -802,7 +716,7 @@ static int raw_read_list(const struct pvfs_cap *cap, uint32_t rel,
 	int64_t t0 = pvfs_mono_ms();
 	int fd = raw_connect_rel(cap, rel), st;
 
-	send_frame(fd, PVFS_IOD_READ_LIST, &req);
+	raw_send_frame(fd, PVFS_IOD_READ_LIST, 0, &req);
 	st = raw_status(fd, &h);
 	if (pvfs_mono_ms() - t0 > max_ms)
 		fail_msg("READ_LIST of %u segments: %lld ms", nseg,
@@ -819,7 +733,7 @@ static int raw_read_list(const struct pvfs_cap *cap, uint32_t rel,
 	}
 	if (st >= 0) {
 		/* Refused or served, the connection stays usable. */
-		send_frame(fd, PVFS_IOD_PING, NULL);
+		raw_send_frame(fd, PVFS_IOD_PING, 0, NULL);
 		assert_int_equal(raw_status(fd, &h), 0);
 	}
 	close(fd);
@@ -849,6 +763,7 @@ static void test_hostile_list_work(void **state)
 {
 	static unsigned char data[100000];
 	struct pvfs_iod_write_list_req wreq;
+	struct pvfs_mgr_attrcap_rep rep;
 	struct pvfs_pattern *seg;
 	struct pvfs_cap cap;
 	struct pvfs_hdr h;
@@ -860,7 +775,8 @@ static void test_hostile_list_work(void **state)
 	fd = check_ok(create_dist("hostile", 0, NIODS, BIG_SSIZE));
 	assert_int_equal(pvfs_write(fd, data, sizeof(data)), sizeof(data));
 	check_ok(pvfs_close(fd));
-	real_cap("hostile", PVFS_OF_RDWR, &cap);
+	raw_open(&c, "/hostile", PVFS_OF_RDWR, &rep);
+	cap = rep.cap;
 	assert_int_equal(cap.dist.ssize, BIG_SSIZE);
 	assert_int_equal(cap.dist.pcount, NIODS);
 
@@ -878,10 +794,10 @@ static void test_hostile_list_work(void **state)
 		wreq = (struct pvfs_iod_write_list_req){ cap, rel,
 			PVFS_LIST_MAX, seg, 1ULL << 36 };
 		t0 = pvfs_mono_ms();
-		send_frame(fd, PVFS_IOD_WRITE_LIST, &wreq);
+		raw_send_frame(fd, PVFS_IOD_WRITE_LIST, 0, &wreq);
 		assert_int_equal(raw_status(fd, &h), EINVAL);
 		assert_true(pvfs_mono_ms() - t0 < 2000);
-		assert_closed(fd);
+		raw_assert_closed(fd);
 		close(fd);
 	}
 	check_head("hostile", data, sizeof(data));

@@ -40,5 +40,14 @@ grep -E 'archives ready|^pvfs-' "$PVFS_SRC/_build/distcheck.out" | head -3
 logs=$(cat "$PVFS_SRC"/_build/tests/*/*.log "$PVFS_SRC"/_build-asan/tests/*/*.log)
 cases=$(printf '%s\n' "$logs" | grep -c '^\[       OK \]' || true)
 checks=$(printf '%s\n' "$logs" | awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1 } END { print p + 0 }')
+
+# MPI-IO: MPICH with the ROMIO driver (built once, ~15 min on 2 cores),
+# then ROMIO's tests and the project's on a local cluster (doc/romio.md).
+echo "== make check-romio (MPICH 4.0.2 + ROMIO PVFS driver)"
+make -C "$PVFS_SRC/_build" check-romio >"$PVFS_SRC/_build/check-romio.out" 2>&1 ||
+	{ tail -80 "$PVFS_SRC/_build/check-romio.out"; exit 1; }
+grep -E '^(PASS|check-romio:)' "$PVFS_SRC/_build/check-romio.out"
+romio=$(awk '/^check-romio: passed/ { print $3 + 0 }' "$PVFS_SRC/_build/check-romio.out")
+
 echo "all suites green"
-echo "$((cases + checks)) passed, 0 failed"
+echo "$((cases + checks + romio)) passed, 0 failed"

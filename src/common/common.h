@@ -158,6 +158,11 @@ void pvfs_hmac_sha256(const uint8_t *key, size_t keylen, const void *msg,
 /* Constant-time comparison: 0 if equal. */
 int pvfs_memcmp_ct(const void *a, const void *b, size_t n);
 
+/* siphash.c: SipHash-2-4, a keyed hash for tables a peer fills. */
+#define PVFS_SIPHASH_KEY_LEN 16
+uint64_t pvfs_siphash(const uint8_t key[PVFS_SIPHASH_KEY_LEN], const void *data,
+    size_t len);
+
 /* crc32c.c */
 uint32_t pvfs_crc32c(uint32_t crc, const void *p, size_t n);
 
@@ -191,6 +196,20 @@ int pvfs_net_connect(const char *host, uint16_t port, int timeout_ms);
 void pvfs_net_tune(int fd); /* TCP_NODELAY, SO_SNDBUF/SO_RCVBUF, keepalive */
 int pvfs_set_nonblock(int fd, int on);
 
+/* net-unix.c: Unix domain sockets, for clients on the daemons' host. */
+/* Listen on path (mode 0666: the peer's identity is checked, not its
+ * access), non-blocking, CLOEXEC.  A stale socket left by a dead daemon
+ * is replaced; one a live daemon serves is EADDRINUSE.  fd or -1/errno. */
+int pvfs_unix_listen(const char *path);
+/* Connect within timeout_ms; a non-blocking CLOEXEC fd or -1/errno. */
+int pvfs_unix_connect(const char *path, int timeout_ms);
+/* The peer's uid, gid and groups as the kernel recorded them at connect
+ * (SO_PEERCRED, SO_PEERGROUPS; more than PVFS_MAX_GROUPS are cut).  0 or
+ * -1/errno. */
+int pvfs_unix_peer_cred(int fd, struct pvfs_cred *cr);
+/* 1 if host's first address is one of this host's (bindable here), else 0. */
+int pvfs_addr_is_local(const char *host);
+
 /* daemon.c: what every daemon does at start. */
 /* write(2) all n bytes, retrying on EINTR and short writes.  0 or -1/errno. */
 int pvfs_write_all(int fd, const void *p, size_t n);
@@ -210,6 +229,16 @@ int64_t pvfs_mono_ms(void);    /* CLOCK_MONOTONIC */
 /* mkdir -p with mode; 0 or -1/errno. */
 int pvfs_mkdir_p(const char *path, mode_t mode);
 
+/* daemon-limits.c: resource bounds of the daemons. */
+/* Raise the soft RLIMIT_NOFILE to the hard one; the soft limit now in
+ * force (-1: unlimited or unknown). */
+long pvfs_raise_nofile(void);
+/* A connection on which no byte moves for this long is closed. */
+#define PVFS_IDLE_TIMEOUT_DEFAULT 300.0
+/* Idle timeout in seconds (0 = never) from an option's text, else from
+ * $PVFS_IDLE_TIMEOUT, else the default.  0, or -1 if the text is bad. */
+int pvfs_idle_timeout_parse(const char *opt, double *secs);
+
 /* config.c: pvfstab and iod tables. */
 struct pvfs_tab_entry {
 	char host[PVFS_HOST_MAX + 1];
@@ -217,12 +246,15 @@ struct pvfs_tab_entry {
 	char meta_dir[PVFS_PATH_MAX + 1];
 	char prefix[PVFS_PATH_MAX + 1]; /* without trailing slash, "/" stays "/" */
 	int timeout_ms;                 /* option timeout=SECONDS, 0 = default */
+	char sock[PVFS_SOCK_MAX + 1];   /* option sock=PATH: the mgr's Unix socket */
+	int auth;                       /* option auth=munge: PVFS_AUTH_MUNGE, else 0 */
+	char munge_sock[PVFS_SOCK_MAX + 1]; /* option munge_socket=PATH */
 };
 /* Parse a pvfstab.  Returns the number of entries (>= 0) in a malloc'd
  * array, or -1 with *cause (a malloc'd message naming file and line). */
 int pvfs_tab_parse(const char *text, const char *fname,
     struct pvfs_tab_entry **out, char **cause);
-/* Parse an iod table: one "host:port" per line, '#' comments. */
+/* Parse an iod table: one "host:port [unix=PATH]" per line, '#' comments. */
 int pvfs_iodtab_parse(const char *text, const char *fname,
     struct pvfs_iod_addr **out, char **cause);
 

@@ -35,6 +35,35 @@ parse_uint(const char *s, long max, long *out)
 	return *s == '\0' || *end != '\0' || errno || *out < 0 || *out > max ? -1 : 0;
 }
 
+/* A Unix socket path after "name=": absolute and short enough. */
+static int
+sock_option(const char *v, char *out)
+{
+	if (v[0] != '/' || strlen(v) > PVFS_SOCK_MAX)
+		return -1;
+	strcpy(out, v);
+	return 0;
+}
+
+static int
+tab_auth_options(const char *o, struct pvfs_tab_entry *e, char **why)
+{
+	if (strncmp(o, "sock=", 5) == 0) {
+		if (sock_option(o + 5, e->sock) != 0)
+			return *why = "bad sock (an absolute path, at most 107 bytes)", -1;
+	} else if (strncmp(o, "munge_socket=", 13) == 0) {
+		if (sock_option(o + 13, e->munge_sock) != 0)
+			return *why = "bad munge_socket", -1;
+	} else if (strcmp(o, "auth=munge") == 0) {
+		e->auth = PVFS_AUTH_MUNGE;
+	} else if (strcmp(o, "auth=none") == 0) {
+		e->auth = 0;
+	} else if (strncmp(o, "auth=", 5) == 0) {
+		return *why = "bad auth (munge or none)", -1;
+	}
+	return 0;
+}
+
 static int
 tab_options(char *opts, struct pvfs_tab_entry *e, char **why)
 {
@@ -50,6 +79,8 @@ tab_options(char *opts, struct pvfs_tab_entry *e, char **why)
 			if (parse_uint(o + 8, 86400, &v) != 0 || v == 0)
 				return *why = "bad timeout", -1;
 			e->timeout_ms = (int)v * 1000;
+		} else if (tab_auth_options(o, e, why) != 0) {
+			return -1;
 		}
 	}
 	return 0;
@@ -161,16 +192,19 @@ iod_line(char *line, void *entry, char **why)
 {
 	struct pvfs_iod_addr *e = entry;
 	char *f[2];
-	int n = split_fields(line, f, 1);
+	int n = split_fields(line, f, 2);
 
 	if (n == 0)
 		return 0;
 	if (n < 0)
-		return *why = "want one host:port per line", -1;
+		return *why = "want one host:port [unix=PATH] per line", -1;
 	memset(e, 0, sizeof(*e));
 	if (pvfs_net_parse_addr(f[0], e->host, sizeof(e->host), &e->port,
 	    PVFS_DEFAULT_IOD_PORT) != 0 || e->port == 0)
 		return *why = "bad host:port", -1;
+	if (n == 2 && (strncmp(f[1], "unix=", 5) != 0 ||
+	    sock_option(f[1] + 5, e->sock) != 0))
+		return *why = "bad unix=PATH (absolute, at most 107 bytes)", -1;
 	return 1;
 }
 

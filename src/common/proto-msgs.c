@@ -56,6 +56,7 @@ static const struct pvfs_field pattern_f[] = {
 static const struct pvfs_field iod_addr_f[] = {
 	PVFS_FSTR(struct pvfs_iod_addr, host),
 	PVFS_FLD(PVFS_F_U16, struct pvfs_iod_addr, port),
+	PVFS_FSTR(struct pvfs_iod_addr, sock),
 	PVFS_FEND
 };
 
@@ -167,6 +168,38 @@ static const struct pvfs_field mgr_statfs_rep_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field mgr_inolist_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_inolist_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_inolist_req, first),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_inolist_req, count),
+	PVFS_FEND
+};
+
+static const struct pvfs_field ino_wire_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_ino_wire, ino),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_inolist_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_inolist_rep, next_ino),
+	PVFS_FSUB(struct pvfs_mgr_inolist_rep, cap, cap_f),
+	PVFS_FARR(struct pvfs_mgr_inolist_rep, inos, n, PVFS_INOLIST_SPAN,
+	    struct pvfs_ino_wire, ino_wire_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_auth_req_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_auth_req, method),
+	PVFS_FSTR(struct pvfs_mgr_auth_req, cred),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_auth_rep_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_auth_rep, uid),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_auth_rep, gid),
+	PVFS_FEND
+};
+
 /* ---- iod ---- */
 static const struct pvfs_field iod_read_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_read_req, cap, cap_f),
@@ -259,6 +292,33 @@ static const struct pvfs_field iod_ping_rep_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field iod_list_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_list_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, sub),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_list_req, after),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, max),
+	PVFS_FEND
+};
+
+static const struct pvfs_field stripe_ent_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, size),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_list_rep_f[] = {
+	PVFS_FLD(PVFS_F_U8, struct pvfs_iod_list_rep, eof),
+	PVFS_FARR(struct pvfs_iod_list_rep, ents, n, PVFS_STRIPELIST_MAX,
+	    struct pvfs_stripe_ent, stripe_ent_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_purge_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_purge_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_purge_req, ino),
+	PVFS_FEND
+};
+
 #define MSG(op, req, reqt, rep, rept) \
 	{ op, &(#op)[5], req, sizeof(reqt), rep, sizeof(rept) } /* skip "PVFS_" */
 
@@ -277,6 +337,8 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_READDIR, mgr_readdir_req_f, struct pvfs_mgr_readdir_req, mgr_readdir_rep_f, struct pvfs_mgr_readdir_rep),
 	MSG(PVFS_MGR_ACCESS, mgr_mode_req_f, struct pvfs_mgr_mode_req, none_f, struct pvfs_none),
 	MSG(PVFS_MGR_STATFS, cred_only_f, struct pvfs_mgr_cred_req, mgr_statfs_rep_f, struct pvfs_mgr_statfs_rep),
+	MSG(PVFS_MGR_INOLIST, mgr_inolist_req_f, struct pvfs_mgr_inolist_req, mgr_inolist_rep_f, struct pvfs_mgr_inolist_rep),
+	MSG(PVFS_MGR_AUTH, mgr_auth_req_f, struct pvfs_mgr_auth_req, mgr_auth_rep_f, struct pvfs_mgr_auth_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {
@@ -290,6 +352,8 @@ static const struct pvfs_msgdesc iod_msgs[] = {
 	MSG(PVFS_IOD_STATFS, none_f, struct pvfs_none, iod_statfs_rep_f, struct pvfs_iod_statfs_rep),
 	MSG(PVFS_IOD_READ_LIST, iod_read_list_req_f, struct pvfs_iod_read_list_req, iod_read_rep_f, struct pvfs_iod_read_rep),
 	MSG(PVFS_IOD_WRITE_LIST, iod_write_list_req_f, struct pvfs_iod_write_list_req, iod_write_rep_f, struct pvfs_iod_write_rep),
+	MSG(PVFS_IOD_LIST, iod_list_req_f, struct pvfs_iod_list_req, iod_list_rep_f, struct pvfs_iod_list_rep),
+	MSG(PVFS_IOD_PURGE, iod_purge_req_f, struct pvfs_iod_purge_req, none_f, struct pvfs_none),
 };
 
 

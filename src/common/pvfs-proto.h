@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 2
+#define PVFS_PROTO_VERSION 3
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -35,6 +35,10 @@
  * their lists into requests that stay within it.  One segment alone always
  * fits: its work is at most its count, <= PVFS_PATTERN_MAX_COUNT. */
 #define PVFS_LIST_MAX_WORK (1u << 24)
+#define PVFS_INOLIST_SPAN 65536 /* inode numbers one MGR_INOLIST covers */
+#define PVFS_STRIPELIST_MAX 16384 /* entries in one IOD_LIST reply */
+#define PVFS_SOCK_MAX 107 /* bytes in a Unix socket path (sun_path - NUL) */
+#define PVFS_AUTH_MAX 4096 /* bytes in an AUTH credential */
 #define PVFS_SSIZE_MIN 512
 #define PVFS_SSIZE_MAX (64u << 20)
 #define PVFS_DIST_DEFAULT 0xffffffffu /* in a request: use the default */
@@ -68,6 +72,8 @@ enum pvfs_op {
 	PVFS_MGR_READDIR,
 	PVFS_MGR_ACCESS,
 	PVFS_MGR_STATFS,
+	PVFS_MGR_INOLIST,  /* fsck: live file inodes in a range; admins only */
+	PVFS_MGR_AUTH,     /* authenticate this TCP connection (doc/security.md) */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -80,6 +86,8 @@ enum pvfs_op {
 	PVFS_IOD_STATFS,
 	PVFS_IOD_READ_LIST,  /* READ of a list of patterns; reply as READ */
 	PVFS_IOD_WRITE_LIST, /* WRITE of a list of patterns; reply as WRITE */
+	PVFS_IOD_LIST,     /* fsck: the stripe files of one subdirectory (ADMIN) */
+	PVFS_IOD_PURGE,    /* fsck: remove an orphan's stripe file (ADMIN) */
 	PVFS_IOD_OP_END,
 };
 
@@ -100,6 +108,10 @@ enum pvfs_op {
 #define PVFS_R_SIZE 0x4u   /* size query and fsync only */
 #define PVFS_R_REMOVE 0x8u
 #define PVFS_R_ALL 0xfu
+/* fsck's IOD_LIST/IOD_PURGE, in a capability for inode 0 that only
+ * MGR_INOLIST mints (for admins); outside PVFS_R_ALL so that GETATTR can
+ * never grant it. */
+#define PVFS_R_ADMIN 0x10u
 
 /* SETATTR mask bits. */
 #define PVFS_SA_MODE 0x1u
@@ -160,6 +172,9 @@ struct pvfs_none {
 struct pvfs_iod_addr {
 	char host[PVFS_HOST_MAX + 1];
 	uint16_t port;
+	/* The iod's Unix socket, "" if none: clients on the iod's host (one
+	 * of whose addresses is host) connect there instead. */
+	char sock[PVFS_SOCK_MAX + 1];
 };
 
 struct pvfs_dirent_wire {
@@ -245,6 +260,40 @@ struct pvfs_mgr_statfs_rep {
 	uint32_t namemax;
 };
 
+/* INOLIST: the regular files among inodes first .. first+count-1
+ * (count <= PVFS_INOLIST_SPAN), for callers with uid 0 or the mgr's own
+ * uid.  next_ino is the mgr's inode counter: every inode below it was
+ * created before this reply, so a stripe file below it whose inode is not
+ * live belongs to no file (numbers are never reused). */
+struct pvfs_mgr_inolist_req {
+	struct pvfs_cred cred;
+	uint64_t first;
+	uint32_t count;
+};
+struct pvfs_ino_wire {
+	uint64_t ino;
+};
+struct pvfs_mgr_inolist_rep {
+	uint64_t next_ino;
+	struct pvfs_cap cap; /* PVFS_R_ADMIN, inode 0: for IOD_LIST/IOD_PURGE */
+	uint32_t n;
+	struct pvfs_ino_wire *inos; /* n entries, ascending; freed by pvfs_msg_free */
+};
+
+/* AUTH: the first request on a TCP connection of a client configured
+ * for MUNGE.  On success the connection acts for the credential's uid and
+ * gid (groups from the mgr's NSS) and the reply says which; a bad,
+ * expired or replayed credential gets EACCES and leaves the connection
+ * as it was. */
+#define PVFS_AUTH_MUNGE 1
+struct pvfs_mgr_auth_req {
+	uint32_t method; /* PVFS_AUTH_* */
+	char cred[PVFS_AUTH_MAX + 1];
+};
+struct pvfs_mgr_auth_rep {
+	uint32_t uid, gid;
+};
+
 /* ---- iod requests and replies ---- */
 struct pvfs_iod_read_req {
 	struct pvfs_cap cap;
@@ -313,6 +362,28 @@ struct pvfs_iod_statfs_rep {
 	uint64_t bsize;                /* the data file system's f_bsize */
 	uint64_t blocks, bfree, bavail; /* in bytes, not blocks */
 	uint64_t files, ffree;
+};
+/* LIST: stripe files of subdirectory sub (an inode's low byte) with an
+ * inode above after, ascending, at most max (<= PVFS_STRIPELIST_MAX);
+ * names that are not a stripe file of that subdirectory are skipped. */
+struct pvfs_iod_list_req {
+	struct pvfs_cap cap; /* PVFS_R_ADMIN */
+	uint32_t sub;
+	uint64_t after;
+	uint32_t max;
+};
+struct pvfs_stripe_ent {
+	uint64_t ino;
+	uint64_t size; /* bytes of the stripe file */
+};
+struct pvfs_iod_list_rep {
+	uint8_t eof; /* no stripe file of sub above the last entry */
+	uint32_t n;
+	struct pvfs_stripe_ent *ents; /* freed by pvfs_msg_free */
+};
+struct pvfs_iod_purge_req {
+	struct pvfs_cap cap; /* PVFS_R_ADMIN */
+	uint64_t ino;
 };
 struct pvfs_iod_ping_rep {
 	uint32_t version;

@@ -348,7 +348,41 @@ static void iod_conn_drive(struct iod_conn *c)
 
 static void iod_conn_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	iod_conn_drive(w->data);
+	struct iod_conn *c = w->data;
+
+	c->last_io = ev_now(loop);
+	iod_conn_drive(c);
+}
+
+/* A peer that sends half a frame and stalls, stops reading its reply, or
+ * just sits idle holds a descriptor: close it once nothing has moved for
+ * idle_timeout.  Readiness is the measure, since each callback moves bytes
+ * or ends the connection. */
+static void iod_conn_idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct iod_conn *c, *next;
+	ev_tstamp now = ev_now(loop);
+
+	for (c = TAILQ_FIRST(&iod.conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (now - c->last_io < iod.idle_timeout)
+			continue;
+		c->why = c->state == IOD_CONN_READ_HDR && c->got == 0 ?
+		    "idle timeout" : "stalled mid-request";
+		c->quiet = c->state == IOD_CONN_READ_HDR && c->got == 0;
+		c->close_errno = 0;
+		iod_conn_close(c);
+	}
+}
+
+/* Sweep four times per timeout: a connection lives at most 1.25 times it. */
+void iod_conn_idle_start(void)
+{
+	if (iod.idle_timeout <= 0)
+		return;
+	ev_timer_init(&iod.idle_timer, iod_conn_idle_cb, iod.idle_timeout / 4,
+	    iod.idle_timeout / 4);
+	ev_timer_start(iod.loop, &iod.idle_timer);
 }
 
 static void iod_conn_peer_name(int fd, char *out, size_t len)
@@ -370,6 +404,9 @@ static void iod_conn_peer_name(int fd, char *out, size_t len)
 
 		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof host);
 		port = ntohs(s4->sin_port);
+	} else if (ss.ss_family == AF_UNIX) {
+		snprintf(out, len, "unix");
+		return;
 	}
 	snprintf(out, len, "%s:%u", host, port);
 }
@@ -385,6 +422,7 @@ static void iod_conn_new(int fd)
 	}
 	c->fd = fd;
 	c->state = IOD_CONN_READ_HDR;
+	c->last_io = ev_now(iod.loop);
 	iod_conn_peer_name(fd, c->peer, sizeof c->peer);
 	pvfs_buf_init(&c->out);
 	ev_io_init(&c->io, iod_conn_io_cb, fd, EV_READ);
@@ -403,6 +441,7 @@ static void iod_conn_accept_pause(void)
 	log_warn("accept: %s; pausing %.1fs", strerror(errno),
 	    IOD_EMFILE_DELAY);
 	ev_io_stop(iod.loop, &iod.accept_io);
+	ev_io_stop(iod.loop, &iod.accept_uio);
 	ev_timer_set(&iod.accept_timer, IOD_EMFILE_DELAY, 0.);
 	ev_timer_start(iod.loop, &iod.accept_timer);
 }
@@ -412,7 +451,7 @@ void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	int i, fd;
 
 	for (i = 0; i < IOD_ACCEPT_BATCH; i++) {
-		if ((fd = pvfs_net_accept(iod.lfd)) != -1) {
+		if ((fd = pvfs_net_accept(w->fd)) != -1) {
 			iod_conn_new(fd);
 			continue;
 		}
@@ -430,6 +469,8 @@ void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 void iod_conn_accept_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	ev_io_start(iod.loop, &iod.accept_io);
+	if (iod.ufd != -1)
+		ev_io_start(iod.loop, &iod.accept_uio);
 }
 
 void iod_conn_close_all(void)

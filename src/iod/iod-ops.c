@@ -30,6 +30,8 @@ union iod_req {
 	struct pvfs_iod_size_req size;
 	struct pvfs_iod_read_list_req read_list;
 	struct pvfs_iod_write_list_req write_list;
+	struct pvfs_iod_list_req list;
+	struct pvfs_iod_purge_req purge;
 	uint8_t pad[256];
 };
 
@@ -514,6 +516,12 @@ static void iod_op_run(struct iod_conn *c, union iod_req *req)
 		break;
 	case PVFS_IOD_STATFS:
 		iod_op_statfs(c);
+		break;
+	case PVFS_IOD_LIST:
+		iod_admin_list(c, &req->list);
+		break;
+	case PVFS_IOD_PURGE:
+		iod_admin_purge(c, &req->purge);
 		break;
 	}
 }

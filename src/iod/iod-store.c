@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -215,4 +216,97 @@ int iod_store_sync_dir(uint64_t ino)
 int iod_store_statfs(struct statvfs *sv)
 {
 	return fstatvfs(iod_store_dirfd, sv) == 0 ? 0 : -errno;
+}
+
+static int iod_store_ent_cmp(const void *a, const void *b)
+{
+	const struct pvfs_stripe_ent *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The inode a stripe file name stands for, if name is one of subdirectory
+ * sub (canonical decimal, right low byte); else 0 (no inode is 0). */
+static uint64_t iod_store_name_ino(const char *name, unsigned sub)
+{
+	char back[32];
+	uint64_t ino;
+
+	if (name[0] < '1' || name[0] > '9' || strlen(name) > 20)
+		return 0;
+	ino = strtoull(name, NULL, 10);
+	snprintf(back, sizeof back, "%" PRIu64, ino);
+	if (strcmp(back, name) != 0 || (ino & 0xff) != sub)
+		return 0;
+	return ino;
+}
+
+/* Read subdirectory sub into a malloc'd array of its stripe files above
+ * after (sizes not filled in).  0, or -errno. */
+static int iod_store_collect(unsigned sub, uint64_t after,
+    struct pvfs_stripe_ent **out, size_t *n)
+{
+	struct pvfs_stripe_ent *v = NULL, *nv;
+	size_t cap = 0;
+	struct dirent *de;
+	char name[8];
+	uint64_t ino;
+	DIR *d;
+	int fd;
+
+	*n = 0;
+	*out = NULL;
+	iod_store_subdir(sub, name, sizeof name);
+	fd = openat(iod_store_dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return errno == ENOENT ? 0 : -errno;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if ((ino = iod_store_name_ino(de->d_name, sub)) <= after)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			if ((nv = realloc(v, cap * sizeof *v)) == NULL) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++].ino = ino;
+	}
+	closedir(d);
+	*out = v;
+	return 0;
+}
+
+/* IOD_LIST: the first max stripe files of subdirectory sub above after,
+ * ascending, with their sizes.  A file removed meanwhile is left out and
+ * the next one takes its place, so only the last page is short (the
+ * caller pages on from the last inode returned).  0, or -errno. */
+int iod_store_list(unsigned sub, uint64_t after, uint32_t max,
+    struct pvfs_stripe_ent *ents, uint32_t *n, int *eof)
+{
+	struct pvfs_stripe_ent *all;
+	struct stat st;
+	size_t i, count;
+	int rc;
+
+	*n = 0;
+	if ((rc = iod_store_collect(sub, after, &all, &count)) != 0)
+		return rc;
+	if (count > 1)
+		qsort(all, count, sizeof *all, iod_store_ent_cmp);
+	for (i = 0; i < count && *n < max; i++) {
+		if (iod_store_stat(all[i].ino, &st) != 0)
+			continue;
+		ents[*n].ino = all[i].ino;
+		ents[(*n)++].size = (uint64_t)st.st_size;
+	}
+	*eof = i == count;
+	free(all);
+	return 0;
 }

@@ -5,8 +5,6 @@
  * socket) before daemonizing, so that errors reach the caller's terminal
  * and exit status; the port file is written last, once the daemon serves.
  */
-#include <sys/resource.h>
-
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -30,6 +28,8 @@ static const struct option iod_longopts[] = {
 	{ "port-file", required_argument, NULL, 'P' },
 	{ "log-file", required_argument, NULL, 'L' },
 	{ "log-level", required_argument, NULL, 'v' },
+	{ "idle-timeout", required_argument, NULL, 'I' },
+	{ "socket", required_argument, NULL, 'u' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -54,21 +54,28 @@ static void __attribute__((noreturn)) iod_usage(int status)
 	    "  -L, --log-file FILE   log here (default: stderr with -f, "
 	    "else syslog)\n"
 	    "  -v, --log-level LVL   error, warn, info (default) or debug\n"
+	    "      --idle-timeout S  close a connection on which nothing moved\n"
+	    "                        for S seconds (default $PVFS_IDLE_TIMEOUT,\n"
+	    "                        else %.0f; 0 = never)\n"
+	    "  -u, --socket PATH     also listen on this Unix socket, for\n"
+	    "                        clients on this host\n"
 	    "  -h, --help            this help\n"
 	    "  -V, --version         print the version\n",
-	    IOD_DEFAULT_DATADIR, PVFS_DEFAULT_IOD_PORT, IOD_DEFAULT_KEYFILE);
+	    IOD_DEFAULT_DATADIR, PVFS_DEFAULT_IOD_PORT, IOD_DEFAULT_KEYFILE,
+	    PVFS_IDLE_TIMEOUT_DEFAULT);
 	exit(status);
 }
 
 static void iod_parse_args(int argc, char **argv)
 {
+	const char *idle = NULL;
 	int ch;
 
 	iod.datadir = IOD_DEFAULT_DATADIR;
 	iod.keyfile = IOD_DEFAULT_KEYFILE;
 	iod.listen = "0.0.0.0";
 	iod.level = PVFS_LOG_INFO;
-	while ((ch = getopt_long(argc, argv, "fd:l:k:p:L:v:hV", iod_longopts,
+	while ((ch = getopt_long(argc, argv, "fd:l:k:p:L:v:u:hV", iod_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'f':
@@ -92,6 +99,12 @@ static void iod_parse_args(int argc, char **argv)
 		case 'L':
 			iod.logfile = optarg;
 			break;
+		case 'u':
+			iod.sock = optarg;
+			break;
+		case 'I':
+			idle = optarg;
+			break;
 		case 'v':
 			if (pvfs_log_level_parse(optarg, &iod.level) != 0) {
 				fprintf(stderr, "pvfs-iod: bad log level: %s\n",
@@ -114,16 +127,10 @@ static void iod_parse_args(int argc, char **argv)
 		    argv[optind]);
 		iod_usage(2);
 	}
-}
-
-/* Each connection and each cached stripe file costs a descriptor. */
-static void iod_raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+	if (pvfs_idle_timeout_parse(idle, &iod.idle_timeout) != 0) {
+		fprintf(stderr, "pvfs-iod: bad idle timeout: %s\n",
+		    idle != NULL ? idle : getenv("PVFS_IDLE_TIMEOUT"));
+		iod_usage(2);
 	}
 }
 
@@ -137,6 +144,9 @@ static uint16_t iod_listen(void)
 		fatal("bad listen address: %s", iod.listen);
 	if ((iod.lfd = pvfs_net_listen(host, port, &bound)) == -1)
 		fatal("listen on %s:%u: %s", host, port, strerror(errno));
+	iod.ufd = -1;
+	if (iod.sock != NULL && (iod.ufd = pvfs_unix_listen(iod.sock)) == -1)
+		fatal("listen on %s: %s", iod.sock, strerror(errno));
 	return bound;
 }
 
@@ -156,7 +166,7 @@ static uint16_t iod_prepare(void)
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
 		fatal("out of memory");
 	signal(SIGPIPE, SIG_IGN);
-	iod_raise_nofile();
+	pvfs_raise_nofile();
 	TAILQ_INIT(&iod.conns);
 	return iod_listen();
 }
@@ -189,6 +199,11 @@ static void iod_loop_init(void)
 	ev_io_init(&iod.accept_io, iod_conn_accept_cb, iod.lfd, EV_READ);
 	ev_io_start(iod.loop, &iod.accept_io);
 	ev_timer_init(&iod.accept_timer, iod_conn_accept_timer_cb, 0., 0.);
+	if (iod.ufd != -1) {
+		ev_io_init(&iod.accept_uio, iod_conn_accept_cb, iod.ufd, EV_READ);
+		ev_io_start(iod.loop, &iod.accept_uio);
+	}
+	iod_conn_idle_start();
 	ev_signal_init(&iod_sigterm, iod_signal_cb, SIGTERM);
 	ev_signal_start(iod.loop, &iod_sigterm);
 	ev_signal_init(&iod_sigint, iod_signal_cb, SIGINT);
@@ -218,8 +233,14 @@ static void iod_shutdown(void)
 	iod_conn_close_all();
 	iod_store_shutdown();
 	ev_io_stop(iod.loop, &iod.accept_io);
+	ev_io_stop(iod.loop, &iod.accept_uio);
 	ev_timer_stop(iod.loop, &iod.accept_timer);
+	ev_timer_stop(iod.loop, &iod.idle_timer);
 	close(iod.lfd);
+	if (iod.ufd != -1) {
+		close(iod.ufd);
+		unlink(iod.sock);
+	}
 	free(iod.xbuf);
 	if (iod.pidfile != NULL)
 		unlink(iod.pidfile);

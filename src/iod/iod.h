@@ -55,7 +55,12 @@ struct iod {
 
 	int lfd;
 	ev_io accept_io;
+	const char *sock;      /* Unix socket path (-u), NULL: none */
+	int ufd;               /* its listener, -1 if none */
+	ev_io accept_uio;
 	ev_timer accept_timer; /* re-enables accept after EMFILE */
+	double idle_timeout;   /* seconds without a byte moved; 0 = never */
+	ev_timer idle_timer;   /* sweeps connections past idle_timeout */
 	uint8_t *xbuf;         /* the shared WRITE buffer, IOD_XFER_BUF bytes */
 	struct iod_conns conns;
 	unsigned nconns;
@@ -78,6 +83,8 @@ int iod_store_stat(uint64_t ino, struct stat *st);
 int iod_store_remove(uint64_t ino);
 int iod_store_sync_dir(uint64_t ino);
 int iod_store_statfs(struct statvfs *sv);
+int iod_store_list(unsigned sub, uint64_t after, uint32_t max,
+    struct pvfs_stripe_ent *ents, uint32_t *n, int *eof);
 
 /* iod-conn.c: connections and their state machine. */
 enum iod_conn_state {
@@ -111,6 +118,7 @@ struct iod_conn {
 	int events;               /* what io watches now, 0 if stopped */
 	enum iod_conn_state state;
 	char peer[64];            /* "host:port", for logs */
+	ev_tstamp last_io;        /* loop time of the last readiness */
 
 	uint8_t hdr_raw[PVFS_HDR_LEN];
 	uint8_t body[IOD_BODY_MAX];
@@ -131,6 +139,7 @@ struct iod_conn {
 void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents);
 void iod_conn_accept_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 void iod_conn_close_all(void);
+void iod_conn_idle_start(void);
 int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg);
 void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why);
 
@@ -144,5 +153,9 @@ uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
 void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
 void iod_op_write_done(struct iod_conn *c);
 void iod_op_xfer_end(struct iod_xfer *x);
+
+/* iod-admin.c: what pvfs-fsck asks (ADMIN capabilities only). */
+void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r);
+void iod_admin_purge(struct iod_conn *c, const struct pvfs_iod_purge_req *r);
 
 #endif /* PVFS_IOD_H */

@@ -9,13 +9,14 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "pvfs-internal.h"
 
-#define ADMIN_BODY_MAX 256 /* every reply asked for here is smaller */
+#define ADMIN_BODY_MAX 256 /* larger replies (IOD_LIST) go to the heap */
 
 static int64_t
 admin_now_us(void)
@@ -45,19 +46,26 @@ admin_recv(int fd, uint8_t *p, size_t len, int64_t deadline)
 static int
 admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep, int64_t deadline)
 {
-	uint8_t raw[PVFS_HDR_LEN], body[ADMIN_BODY_MAX];
+	uint8_t raw[PVFS_HDR_LEN], inl[ADMIN_BODY_MAX], *body = inl;
 	struct pvfs_hdr h;
+	int rc = -1, saved;
 
 	if (admin_recv(fd, raw, sizeof(raw), deadline) != 0)
 		return -1;
 	if (pvfs_hdr_decode(raw, &h) != 0 || !(h.flags & PVFS_HDR_REPLY) ||
-	    h.op != op || h.reqid != reqid || h.body_len > sizeof(body)) {
+	    h.op != op || h.reqid != reqid) {
 		errno = EPROTO;
 		return -1;
 	}
-	if (admin_recv(fd, body, h.body_len, deadline) != 0)
+	if (h.body_len > sizeof(inl) && (body = malloc(h.body_len)) == NULL)
 		return -1;
-	return conn_reply(&h, op, reqid, body, rep);
+	if (admin_recv(fd, body, h.body_len, deadline) == 0)
+		rc = conn_reply(&h, op, reqid, body, rep);
+	saved = errno;
+	if (body != inl)
+		free(body);
+	errno = saved;
+	return rc;
 }
 
 /* One request and its reply with the daemon behind pool p. */
@@ -192,4 +200,48 @@ admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out, size_t len)
 
 	snprintf(out, len, strchr(p->host, ':') ? "[%s]:%u" : "%s:%u", p->host,
 	    p->port);
+}
+
+int
+admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
+    struct pvfs_mgr_inolist_rep *rep)
+{
+	struct pvfs_mgr_inolist_req req;
+
+	memset(&req, 0, sizeof(req));
+	client_cred(&req.cred);
+	req.first = first;
+	req.count = count;
+	return conn_rpc(fs, PVFS_MGR_INOLIST, &req, rep);
+}
+
+int
+admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
+    uint32_t sub, uint64_t after, struct pvfs_iod_list_rep *rep)
+{
+	struct pvfs_iod_list_req req;
+
+	if (admin_iod_check(fs, i) != 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.sub = sub;
+	req.after = after;
+	req.max = PVFS_STRIPELIST_MAX;
+	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_LIST, &req, rep, NULL);
+}
+
+int
+admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
+    uint64_t ino)
+{
+	struct pvfs_iod_purge_req req;
+	struct pvfs_none rep;
+
+	if (admin_iod_check(fs, i) != 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.ino = ino;
+	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_PURGE, &req, &rep, NULL);
 }

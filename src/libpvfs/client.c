@@ -94,6 +94,19 @@ client_timeout(const struct pvfs_tab_entry *e)
 	return e->timeout_ms > 0 ? e->timeout_ms : PVFS_DEFAULT_TIMEOUT_MS;
 }
 
+/* The mgr knows a connection's identity from when it was made: by its
+ * Unix socket (sock=), else by MUNGE (auth=munge), else not at all. */
+static void
+client_mgr_auth(struct client_fs *fs)
+{
+	struct conn_pool *p = &fs->mgr;
+
+	p->ident = 1;
+	snprintf(p->sock, sizeof(p->sock), "%s", fs->tab.sock);
+	p->auth = fs->tab.auth;
+	p->munge_sock = fs->tab.munge_sock;
+}
+
 static int
 client_build(const struct pvfs_tab_entry *tab, int n)
 {
@@ -109,6 +122,7 @@ client_build(const struct pvfs_tab_entry *tab, int n)
 		fs->prefix_len = strlen(tab[i].prefix);
 		fs->timeout_ms = client_timeout(&tab[i]);
 		conn_pool_init(&fs->mgr, tab[i].host, tab[i].port);
+		client_mgr_auth(fs);
 	}
 	client_nfs = n;
 	return 0;
@@ -312,6 +326,7 @@ client_url_fs(const char *host, uint16_t port)
 		fs->prefix_len = strlen(fs->tab.prefix);
 		fs->timeout_ms = client_timeout(&fs->tab);
 		conn_pool_init(&fs->mgr, host, port);
+		client_mgr_auth(fs);
 		u->next = client_url_list;
 		client_url_list = u;
 	}
@@ -399,8 +414,13 @@ client_install_info(struct client_fs *fs, struct pvfs_mgr_fsinfo_rep *rep)
 	}
 	if ((pools = calloc(rep->niods, sizeof(*pools))) == NULL)
 		return -1;
-	for (i = 0; i < rep->niods; i++)
+	for (i = 0; i < rep->niods; i++) {
 		conn_pool_init(&pools[i], rep->iods[i].host, rep->iods[i].port);
+		/* Another host's iod may use the same path for its socket. */
+		if (rep->iods[i].sock[0] != '\0' &&
+		    pvfs_addr_is_local(rep->iods[i].host))
+			memcpy(pools[i].sock, rep->iods[i].sock, sizeof(pools[i].sock));
+	}
 	pthread_mutex_lock(&client_lock);
 	if (fs->have_info) {
 		pthread_mutex_unlock(&client_lock);

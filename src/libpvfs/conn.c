@@ -187,24 +187,49 @@ conn_alive(int fd)
 	return poll(&pfd, 1, 0) == 0;
 }
 
+/* The Unix socket when the daemon has one here and it answers, else TCP
+ * (non-blocking, CLOEXEC), authenticated when the pool asks for it. */
+static int
+conn_connect(const struct conn_pool *p, const char *host, uint16_t port,
+    int timeout_ms)
+{
+	int fd, saved;
+
+	if (p->sock[0] != '\0' &&
+	    (fd = pvfs_unix_connect(p->sock, timeout_ms)) != -1)
+		return fd;
+	/* pvfs_net_connect gives a non-blocking CLOEXEC socket, tuned. */
+	if ((fd = pvfs_net_connect(host, port, timeout_ms)) == -1)
+		return -1;
+	if (p->auth != 0 && auth_handshake(p, fd, timeout_ms) != 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
 int
 conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 {
 	char host[PVFS_HOST_MAX + 1];
 	struct pvfs_conn *c;
 	uint16_t port;
+	uint64_t who = p->ident ? auth_who() : 0;
 	int fd;
 
 	while ((c = conn_pop(p, host, &port)) != NULL) {
-		if (conn_alive(c->fd)) {
+		/* Made for another identity (setuid since): the mgr would act
+		 * for that one. */
+		if (conn_alive(c->fd) && c->who == who) {
 			c->reused = 1;
 			*out = c;
 			return 0;
 		}
 		conn_close(c);
 	}
-	/* pvfs_net_connect gives a non-blocking CLOEXEC socket, tuned. */
-	if ((fd = pvfs_net_connect(host, port, timeout_ms)) == -1)
+	if ((fd = conn_connect(p, host, port, timeout_ms)) == -1)
 		return -1;
 	fd = conn_place(fd);
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
@@ -213,6 +238,7 @@ conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 		return -1;
 	}
 	c->fd = fd;
+	c->who = who;
 	*out = c;
 	return 0;
 }
@@ -397,6 +423,27 @@ conn_exchange(struct pvfs_conn *c, const struct pvfs_buf *out, uint16_t op,
 		errno = saved;
 	}
 	return rc;
+}
+
+int
+conn_call_fd(int fd, uint16_t op, const void *req, void *rep, int timeout_ms)
+{
+	struct pvfs_conn c = { .fd = fd };
+	struct pvfs_buf out;
+	uint32_t reqid = conn_next_reqid();
+	int rc, got_any = 0, saved;
+
+	pvfs_buf_init(&out);
+	if ((rc = pvfs_frame_encode(&out, op, reqid, 0, 0, req)) != 0) {
+		pvfs_buf_free(&out);
+		errno = rc == -ENOMEM ? ENOMEM : EINVAL;
+		return -1;
+	}
+	rc = conn_exchange(&c, &out, op, reqid, rep, timeout_ms, &got_any);
+	saved = errno;
+	pvfs_buf_free(&out);
+	errno = saved;
+	return rc == 0 ? 0 : -1;
 }
 
 /* One attempt.  *stale is set when a pooled connection turned out dead

@@ -25,6 +25,7 @@
 struct pvfs_conn {
 	int fd;
 	int reused;              /* came from the pool: the peer may have left */
+	uint64_t who;            /* auth_who() when made (pools with ident) */
 	struct pvfs_conn *next;  /* idle list */
 };
 
@@ -33,6 +34,13 @@ struct pvfs_conn {
 struct conn_pool {
 	char host[PVFS_HOST_MAX + 1];
 	uint16_t port;
+	/* Set once before use (doc/security.md): the daemon's Unix socket,
+	 * tried before TCP; for the mgr, the connection's identity is the
+	 * process's at connect (ident), proven on TCP by MUNGE (auth). */
+	char sock[PVFS_SOCK_MAX + 1];
+	int ident;
+	int auth;
+	const char *munge_sock;  /* NULL: libmunge's default */
 	pid_t pid;
 	struct pvfs_conn *idle;
 	unsigned nidle;
@@ -49,6 +57,10 @@ int conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
 void conn_release(struct conn_pool *p, struct pvfs_conn *c);
 /* Close a connection that saw any error; it is never reused. */
 void conn_close(struct pvfs_conn *c);
+/* One request/reply on a connection of our own (not pooled): 0, or -1
+ * with errno. */
+int conn_call_fd(int fd, uint16_t op, const void *req, void *rep,
+    int timeout_ms);
 uint32_t conn_next_reqid(void);
 /* Wait for events on fd until deadline_ms (monotonic); 0 or -1/ETIMEDOUT. */
 int conn_wait(int fd, short events, int64_t deadline_ms);
@@ -72,6 +84,15 @@ void conn_atfork_child(void);
  * and conn_is_own_fd tells the library's live sockets from the program's. */
 void conn_set_fd_floor(int floor);
 int conn_is_own_fd(int fd);
+
+/* ---- auth.c: proving who we are to the mgr (doc/security.md) ---- */
+/* Who this process is now (euid, egid, groups), as a 64-bit digest: a
+ * pooled mgr connection made under another identity is not reused. */
+uint64_t auth_who(void);
+/* On a new TCP connection of a pool with auth: send MGR_AUTH with a
+ * fresh MUNGE credential.  0, or -1 with errno (EACCES: refused or no
+ * credential; ENOTSUP: no MUNGE here). */
+int auth_handshake(const struct conn_pool *p, int fd, int timeout_ms);
 
 /* ---- client.c: configuration, file systems, credentials ---- */
 struct client_fs {
@@ -222,6 +243,15 @@ int admin_iod_statfs(struct client_fs *fs, uint32_t i,
 /* "host:port" of iod i (brackets around an IPv6 host). */
 void admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out,
     size_t len);
+/* pvfs-fsck: MGR_INOLIST of [first, first + count), then IOD_LIST of one
+ * subdirectory of iod i and IOD_PURGE of one orphan with the ADMIN
+ * capability it returned.  Free the replies' arrays with pvfs_msg_free. */
+int admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
+    struct pvfs_mgr_inolist_rep *rep);
+int admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
+    uint32_t sub, uint64_t after, struct pvfs_iod_list_rep *rep);
+int admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
+    uint64_t ino);
 
 /* ---- handle.c: open files without a descriptor (the preload shim) ----
  * A handle is a struct file_open that is in no descriptor table: its

@@ -26,8 +26,11 @@ static TAILQ_HEAD(, mgr_conn) conn_ready = TAILQ_HEAD_INITIALIZER(conn_ready);
 static unsigned conn_count;
 static int conn_lfd = -1;
 static ev_io conn_accept_io;
+static int conn_ufd = -1;          /* the Unix socket listener, if any */
+static ev_io conn_uaccept_io;
 static ev_timer conn_backoff;
 static ev_idle conn_idle;
+static ev_timer conn_idle_sweep;
 
 static void mgr_conn_drive(struct mgr_conn *c);
 
@@ -127,6 +130,8 @@ mgr_conn_send(struct mgr_conn *c)
 			return -1;
 		}
 		c->out.off += (size_t)w;
+		/* Replies released by a commit count as activity too. */
+		c->last_io = ev_now(mgr.loop);
 	}
 	mgr_conn_out_compact(c);
 	if (c->state == MGR_CONN_DRAIN && c->out.len == 0) {
@@ -354,6 +359,7 @@ mgr_conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct mgr_conn *c = w->data;
 
+	c->last_io = ev_now(loop);
 	if (mgr_conn_fill(c) == 0)
 		mgr_conn_drive(c);
 }
@@ -363,6 +369,7 @@ mgr_conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct mgr_conn *c = w->data;
 
+	c->last_io = ev_now(loop);
 	if (mgr_conn_send(c) != 0)
 		return;
 	if (c->state == MGR_CONN_FULL && mgr_conn_unsent(c) <= CONN_OUT_MAX / 2)
@@ -395,7 +402,7 @@ mgr_conn_peer_name(int fd, char *buf, size_t len)
 }
 
 static void
-mgr_conn_new(int fd)
+mgr_conn_new(int fd, int is_unix)
 {
 	struct mgr_conn *c = calloc(1, sizeof(*c));
 
@@ -408,8 +415,10 @@ mgr_conn_new(int fd)
 	c->fd = fd;
 	c->in_cap = CONN_IN_MIN;
 	c->state = MGR_CONN_HDR;
+	c->last_io = ev_now(mgr.loop);
 	pvfs_buf_init(&c->out);
 	mgr_conn_peer_name(fd, c->peer, sizeof(c->peer));
+	mgr_auth_accept(c, is_unix);
 	ev_io_init(&c->rio, mgr_conn_read_cb, fd, EV_READ);
 	ev_io_init(&c->wio, mgr_conn_write_cb, fd, EV_WRITE);
 	c->rio.data = c->wio.data = c;
@@ -425,8 +434,8 @@ mgr_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	int i, fd;
 
 	for (i = 0; i < CONN_ACCEPT_BATCH; i++) {
-		if ((fd = pvfs_net_accept(conn_lfd)) != -1) {
-			mgr_conn_new(fd);
+		if ((fd = pvfs_net_accept(w->fd)) != -1) {
+			mgr_conn_new(fd, w == &conn_uaccept_io);
 			continue;
 		}
 		if (errno == EINTR || errno == ECONNABORTED)
@@ -438,6 +447,7 @@ mgr_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		    errno == ENOMEM) {
 			/* Level-triggered accept would spin: pause it. */
 			ev_io_stop(loop, &conn_accept_io);
+			ev_io_stop(loop, &conn_uaccept_io);
 			ev_timer_set(&conn_backoff, CONN_BACKOFF, 0.);
 			ev_timer_start(loop, &conn_backoff);
 		}
@@ -449,6 +459,39 @@ static void
 mgr_conn_backoff_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	ev_io_start(loop, &conn_accept_io);
+	if (conn_ufd != -1)
+		ev_io_start(loop, &conn_uaccept_io);
+}
+
+/* The second listener, for clients on this host (mgr-auth.c). */
+void
+mgr_conn_listen_unix(int ufd)
+{
+	conn_ufd = ufd;
+	ev_io_init(&conn_uaccept_io, mgr_conn_accept_cb, ufd, EV_READ);
+	ev_io_start(mgr.loop, &conn_uaccept_io);
+}
+
+/* A peer that sends half a frame and stalls, stops reading its replies,
+ * or just sits idle holds a descriptor: close it once nothing has moved
+ * for the idle timeout.  A connection waiting for our journal is ours to
+ * finish, not the peer's stall. */
+static void
+mgr_conn_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct mgr_conn *c, *next;
+	ev_tstamp now = ev_now(loop);
+	int idle;
+
+	for (c = TAILQ_FIRST(&conn_all); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->held || now - c->last_io < mgr.idle_timeout)
+			continue;
+		idle = c->state == MGR_CONN_HDR && c->in_off == c->in_len &&
+		    mgr_conn_unsent(c) == 0;
+		mgr_conn_close(c, !idle,
+		    idle ? "idle timeout" : "stalled mid-request");
+	}
 }
 
 void
@@ -461,6 +504,12 @@ mgr_conn_listen(int lfd)
 	ev_idle_init(&conn_idle, mgr_conn_idle_cb);
 	/* Above the sockets' priority, so that a busy loop still runs it. */
 	ev_set_priority(&conn_idle, EV_MAXPRI);
+	/* Four sweeps per timeout: a connection lives at most 1.25 times it. */
+	if (mgr.idle_timeout > 0) {
+		ev_timer_init(&conn_idle_sweep, mgr_conn_sweep_cb,
+		    mgr.idle_timeout / 4, mgr.idle_timeout / 4);
+		ev_timer_start(mgr.loop, &conn_idle_sweep);
+	}
 }
 
 void
@@ -469,11 +518,16 @@ mgr_conn_close_all(void)
 	struct mgr_conn *c;
 
 	ev_io_stop(mgr.loop, &conn_accept_io);
+	ev_io_stop(mgr.loop, &conn_uaccept_io);
 	ev_timer_stop(mgr.loop, &conn_backoff);
 	ev_idle_stop(mgr.loop, &conn_idle);
+	ev_timer_stop(mgr.loop, &conn_idle_sweep);
 	while ((c = TAILQ_FIRST(&conn_all)) != NULL)
 		mgr_conn_close(c, 0, "shutting down");
 	if (conn_lfd != -1)
 		close(conn_lfd);
 	conn_lfd = -1;
+	if (conn_ufd != -1)
+		close(conn_ufd);
+	conn_ufd = -1;
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@ static struct mgr_dirent **ns_dtab;  /* (parent, name) hash buckets */
 static size_t ns_dmask, ns_dcount;
 static struct mgr_inode *ns_root;
 static uint64_t ns_next_ino = NS_ROOT_INO + 1;
+static uint8_t ns_key[PVFS_SIPHASH_KEY_LEN]; /* the name hash's, per run */
 
 static size_t
 mgr_ns_ino_hash(uint64_t ino)
@@ -31,19 +33,21 @@ mgr_ns_ino_hash(uint64_t ino)
 	return (size_t)(ino ^ (ino >> 29));
 }
 
-/* FNV-1a over the name, seeded with the parent so that equal names in
- * different directories spread. */
+/* Clients choose names: with a fixed hash they could pick thousands that
+ * share a bucket and make every lookup walk them all.  SipHash under a key
+ * drawn at start makes the buckets unpredictable.  Inode numbers need no
+ * key: the mgr assigns them in sequence, and a client's lookup of any
+ * number walks only chains of those. */
 static uint32_t
 mgr_ns_name_hash(uint64_t parent, const char *name, size_t len)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)mgr_ns_ino_hash(parent);
-	size_t i;
+	uint8_t buf[8 + PVFS_NAME_MAX];
 
-	for (i = 0; i < len; i++) {
-		h ^= (uint8_t)name[i];
-		h *= 16777619u;
-	}
-	return h;
+	if (len > PVFS_NAME_MAX)
+		len = PVFS_NAME_MAX; /* callers check; longer names never match */
+	pvfs_be64_put(buf, parent);
+	memcpy(buf + 8, name, len);
+	return (uint32_t)pvfs_siphash(ns_key, buf, 8 + len);
 }
 
 static void *
@@ -163,6 +167,8 @@ mgr_ns_inode_free(struct mgr_inode *in)
 void
 mgr_ns_init(void)
 {
+	if (getrandom(ns_key, sizeof(ns_key), 0) != (ssize_t)sizeof(ns_key))
+		fatal("getrandom: %s", strerror(errno));
 	ns_imask = ns_dmask = NS_HASH_MIN - 1;
 	ns_itab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_itab));
 	ns_dtab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_dtab));

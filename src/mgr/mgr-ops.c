@@ -27,6 +27,8 @@ static union {
 	struct pvfs_mgr_mode_req mode;
 	struct pvfs_mgr_rename_req rename;
 	struct pvfs_mgr_readdir_req readdir;
+	struct pvfs_mgr_inolist_req inolist;
+	struct pvfs_mgr_auth_req auth;
 } op_req;
 
 static union {
@@ -36,6 +38,8 @@ static union {
 	struct pvfs_mgr_attrcap_rep ac;
 	struct pvfs_mgr_readdir_rep readdir;
 	struct pvfs_mgr_statfs_rep statfs;
+	struct pvfs_mgr_inolist_rep inolist;
+	struct pvfs_mgr_auth_rep auth;
 } op_rep;
 
 static struct pvfs_dirent_wire op_ents[PVFS_READDIR_MAX];
@@ -111,10 +115,13 @@ mgr_op_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
 	r->time = now;
 }
 
-/* Record new mtime and ctime, as a write or truncate makes them. */
+/* Record new mtime and ctime, as a truncate makes them.  Like Linux, a
+ * truncate by anyone but root drops set-user-ID, and set-group-ID when
+ * group execute is on: a changed program keeps no one's powers. */
 static void
-mgr_op_touch(const struct mgr_inode *in)
+mgr_op_touch(const struct pvfs_cred *cr, const struct mgr_inode *in)
 {
+	uint32_t kill = S_ISUID | ((in->mode & S_IXGRP) ? S_ISGID : 0);
 	struct mgr_rec r;
 
 	memset(&r, 0, sizeof(r));
@@ -122,6 +129,10 @@ mgr_op_touch(const struct mgr_inode *in)
 	r.ino = in->ino;
 	r.mask = MGR_REC_MTIME | MGR_REC_CTIME;
 	r.mtime_ns = r.ctime_ns = pvfs_now_ns();
+	if (cr->uid != 0 && (in->mode & kill)) {
+		r.mask |= MGR_REC_MODE;
+		r.mode = in->mode & 07777 & ~kill;
+	}
 	mgr_journal_log(&r);
 }
 
@@ -225,7 +236,7 @@ mgr_op_open_existing(const struct pvfs_mgr_open_req *q, struct mgr_inode *in,
 	if (mgr_perm_check(&q->cred, in, mgr_op_open_want(q->flags)) != 0)
 		return EACCES;
 	if (q->flags & PVFS_OF_TRUNC)
-		mgr_op_touch(in);
+		mgr_op_touch(&q->cred, in);
 	return mgr_op_attrcap(in, mgr_op_open_rights(q->flags), rep);
 }
 
@@ -260,8 +271,9 @@ mgr_op_stat(void *rq, void *rp)
 	return mgr_op_attrcap(p.ino, PVFS_R_SIZE, rp);
 }
 
-/* By inode: no path to search, but the rights asked for are checked
- * against the mode as an open would check them. */
+/* By inode: the directories above must be searchable, as for a path,
+ * and the rights asked for are checked against the mode as an open would
+ * check them. */
 static int
 mgr_op_getattr(void *rq, void *rp)
 {
@@ -276,6 +288,8 @@ mgr_op_getattr(void *rq, void *rp)
 		return EINVAL;
 	if (q->rights & PVFS_R_REMOVE)
 		return EACCES; /* only the mgr's own unlink/rename grant it */
+	if (mgr_perm_reach(&q->cred, in) != 0)
+		return EACCES;
 	if (rights & PVFS_R_READ)
 		want |= MGR_MAY_R;
 	if (rights & PVFS_R_WRITE)
@@ -311,8 +325,9 @@ mgr_op_setattr_target(struct pvfs_mgr_setattr_req *q, struct mgr_inode **in)
 	int rc;
 
 	if (q->ino != 0) {
-		*in = mgr_ns_get(q->ino);
-		return *in != NULL ? 0 : ENOENT;
+		if ((*in = mgr_ns_get(q->ino)) == NULL)
+			return ENOENT;
+		return mgr_perm_reach(&q->cred, *in);
 	}
 	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
@@ -425,7 +440,7 @@ mgr_op_truncate(void *rq, void *rp)
 		return EINVAL;
 	if (mgr_perm_check(&q->cred, p.ino, MGR_MAY_W) != 0)
 		return EACCES;
-	mgr_op_touch(p.ino);
+	mgr_op_touch(&q->cred, p.ino);
 	return mgr_op_attrcap(p.ino, PVFS_R_WRITE | PVFS_R_SIZE, rp);
 }
 
@@ -442,10 +457,11 @@ mgr_op_unlink(void *rq, void *rp)
 
 	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
-	if (p.ino->dir != NULL)
-		return EISDIR;
+	/* Permission before type, as Linux's may_delete checks them. */
 	if ((rc = mgr_perm_delete(&q->cred, p.dir, p.ino)) != 0)
 		return rc;
+	if (p.ino->dir != NULL)
+		return EISDIR;
 	/* The inode is gone after the record applies: describe it first. */
 	mgr_op_attrcap(p.ino, PVFS_R_REMOVE, rep);
 	rep->attr.nlink = 0;
@@ -491,14 +507,14 @@ mgr_op_rmdir(void *rq, void *rp)
 
 	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
-	if (p.ino->dir == NULL)
-		return ENOTDIR;
 	if (p.ino == mgr_ns_root())
 		return EBUSY;
 	if (p.special) /* "." is EINVAL; ".." names a non-empty directory */
 		return p.namelen == 1 ? EINVAL : ENOTEMPTY;
 	if ((rc = mgr_perm_delete(&q->cred, p.dir, p.ino)) != 0)
 		return rc;
+	if (p.ino->dir == NULL)
+		return ENOTDIR;
 	if (p.ino->dir->nlive != 0)
 		return ENOTEMPTY;
 	mgr_op_rec_new(&r, MGR_REC_RMDIR, &p, pvfs_now_ns());
@@ -509,28 +525,25 @@ mgr_op_rmdir(void *rq, void *rp)
 
 /* ---- RENAME ---- */
 
-/* The POSIX shape rules, before any permission. */
+/* What Linux refuses before any permission: a missing source, "/", "."
+ * or "..", a file renamed to "name/", a directory into its own subtree. */
 static int
 mgr_op_rename_shape(const struct mgr_path *s, const struct mgr_path *d)
 {
 	if (s->ino == NULL)
 		return ENOENT;
 	if (s->special || d->special)
-		return EBUSY; /* "/", "." or ".." at either end */
-	if (s->ino->dir != NULL) {
-		if (d->ino != NULL && d->ino->dir == NULL)
-			return ENOTDIR;
-		if (mgr_ns_is_ancestor(s->ino, d->dir))
-			return EINVAL; /* into its own subtree */
-		return 0;
-	}
-	if (d->ino == NULL && d->slash)
+		return EBUSY;
+	if (s->ino->dir == NULL && d->slash)
 		return ENOTDIR;
-	if (d->ino != NULL && d->ino->dir != NULL)
-		return EISDIR;
+	if (s->ino->dir != NULL && mgr_ns_is_ancestor(s->ino, d->dir))
+		return EINVAL;
 	return 0;
 }
 
+/* Permissions, and the kinds of source and victim after them, in the
+ * order of Linux's vfs_rename (may_delete, then may_create or may_delete),
+ * so that a caller without permission learns nothing about the target. */
 static int
 mgr_op_rename_perm(const struct pvfs_cred *cr, const struct mgr_path *s,
     const struct mgr_path *d)
@@ -539,11 +552,15 @@ mgr_op_rename_perm(const struct pvfs_cred *cr, const struct mgr_path *s,
 
 	if ((rc = mgr_perm_delete(cr, s->dir, s->ino)) != 0)
 		return rc;
-	if (d->ino != NULL && (rc = mgr_perm_delete(cr, d->dir, d->ino)) != 0)
-		return rc;
 	if (d->ino == NULL &&
 	    mgr_perm_check(cr, d->dir, MGR_MAY_W | MGR_MAY_X) != 0)
 		return EACCES;
+	if (d->ino != NULL && (rc = mgr_perm_delete(cr, d->dir, d->ino)) != 0)
+		return rc;
+	if (d->ino != NULL && s->ino->dir != NULL && d->ino->dir == NULL)
+		return ENOTDIR;
+	if (d->ino != NULL && s->ino->dir == NULL && d->ino->dir != NULL)
+		return EISDIR;
 	/* A directory changing parent has its ".." rewritten. */
 	if (s->ino->dir != NULL && s->dir != d->dir &&
 	    mgr_perm_check(cr, s->ino, MGR_MAY_W) != 0)
@@ -601,7 +618,8 @@ mgr_op_readdir(void *rq, void *rp)
 		return ENOENT;
 	if (in->dir == NULL)
 		return ENOTDIR;
-	if (mgr_perm_check(&q->cred, in, MGR_MAY_R) != 0)
+	if (mgr_perm_reach(&q->cred, in) != 0 ||
+	    mgr_perm_check(&q->cred, in, MGR_MAY_R) != 0)
 		return EACCES;
 	if (max == 0 || max > PVFS_READDIR_MAX)
 		max = PVFS_READDIR_MAX;
@@ -621,6 +639,15 @@ mgr_op_readdir(void *rq, void *rp)
 
 typedef int (*op_fn)(void *req, void *rep);
 
+/* The connection of the request in hand, for AUTH, which changes it. */
+static struct mgr_conn *op_conn;
+
+static int
+mgr_op_auth(void *rq, void *rp)
+{
+	return mgr_auth_op(op_conn, rq, rp);
+}
+
 static const struct {
 	op_fn fn;
 	int cred; /* the request starts with a struct pvfs_cred */
@@ -639,6 +666,8 @@ static const struct {
 	[PVFS_MGR_READDIR - PVFS_MGR_PING] = { mgr_op_readdir, 1 },
 	[PVFS_MGR_ACCESS - PVFS_MGR_PING] = { mgr_op_access, 1 },
 	[PVFS_MGR_STATFS - PVFS_MGR_PING] = { mgr_op_statfs, 1 },
+	[PVFS_MGR_INOLIST - PVFS_MGR_PING] = { mgr_admin_inolist, 1 },
+	[PVFS_MGR_AUTH - PVFS_MGR_PING] = { mgr_op_auth, 0 },
 };
 
 void
@@ -674,10 +703,16 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 		mgr_conn_reply(c, op, h->reqid, EPROTO, NULL);
 		return -1;
 	}
-	if (op_table[op - PVFS_MGR_PING].cred)
-		mgr_perm_squash(&op_req.cred.cred);
 	memset(&op_rep, 0, sizeof(op_rep));
-	status = op_table[op - PVFS_MGR_PING].fn(&op_req, &op_rep);
+	status = 0;
+	/* The claimed identity becomes the one the connection may use. */
+	if (op_table[op - PVFS_MGR_PING].cred &&
+	    (status = mgr_auth_cred(c, &op_req.cred.cred)) == 0)
+		mgr_perm_squash(&op_req.cred.cred);
+	op_conn = c;
+	if (status == 0)
+		status = op_table[op - PVFS_MGR_PING].fn(&op_req, &op_rep);
+	op_conn = NULL;
 	mgr_conn_reply(c, op, h->reqid, status, &op_rep);
 	pvfs_msg_free(op, 0, &op_req);
 	log_debug("%s: %s -> %d", c->peer, pvfs_op_name(op), status);

@@ -94,3 +94,17 @@ mgr_perm_delete(const struct pvfs_cred *cr, const struct mgr_inode *dir,
 		return EACCES;
 	return mgr_perm_sticky(cr, dir, in);
 }
+
+/* Search permission on every directory above in, as a lookup of its path
+ * needs.  Requests by inode (fstat, fchmod, readdir, a capability
+ * refresh) check it too: the mgr keeps no open state to tell a holder of
+ * a descriptor from a guesser, and inode numbers are easy to guess. */
+int
+mgr_perm_reach(const struct pvfs_cred *cr, const struct mgr_inode *in)
+{
+	for (; in->de != NULL; in = in->de->parent) {
+		if (mgr_perm_check(cr, in->de->parent, MGR_MAY_X) != 0)
+			return EACCES;
+	}
+	return 0;
+}

@@ -33,6 +33,7 @@ static struct {
 	int foreground;
 	const char *metadir, *listen, *iodtab, *keyfile;
 	const char *pidfile, *portfile, *logfile;
+	const char *sock; /* Unix socket path, NULL: none */
 	enum pvfs_log_level level;
 } opt = {
 	.metadir = MGR_DEFAULT_METADIR,
@@ -40,7 +41,8 @@ static struct {
 	.level = PVFS_LOG_INFO,
 };
 
-enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE };
+enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
+	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -54,6 +56,11 @@ static const struct option mgr_longopts[] = {
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "root-squash", no_argument, NULL, OPT_ROOT_SQUASH },
 	{ "ssize", required_argument, NULL, OPT_SSIZE },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "socket", required_argument, NULL, 'u' },
+	{ "anonymous", required_argument, NULL, OPT_ANONYMOUS },
+	{ "munge", no_argument, NULL, OPT_MUNGE },
+	{ "munge-socket", required_argument, NULL, OPT_MUNGE_SOCKET },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -65,7 +72,8 @@ mgr_usage(FILE *f)
 	fprintf(f,
 	    "usage: pvfs-mgr [-f] [-d METADIR] [-l HOST:PORT] [-t IODTAB] [-k KEYFILE]\n"
 	    "                [-p PIDFILE] [--port-file FILE] [-L LOGFILE] [-v LEVEL]\n"
-	    "                [--root-squash] [--ssize N]\n"
+	    "                [--root-squash] [--ssize N] [-u SOCKET]\n"
+	    "                [--anonymous nobody|refuse|trust] [--munge [--munge-socket P]]\n"
 	    "\n"
 	    "The PVFS metadata manager: owns the name space, permissions and file\n"
 	    "distributions, and issues the capabilities the iods check.\n"
@@ -83,12 +91,22 @@ mgr_usage(FILE *f)
 	    "  -v, --log-level L    error, warn, info (default) or debug\n"
 	    "      --root-squash    treat a client's uid 0 as nobody (65534)\n"
 	    "      --ssize N        default stripe size (default %d)\n"
+	    "      --idle-timeout S close a connection on which nothing moved for\n"
+	    "                       S seconds (default %.0f; 0 = never)\n"
+	    "  -u, --socket PATH    also listen on this Unix socket; its clients are\n"
+	    "                       identified by the kernel (doc/security.md)\n"
+	    "      --anonymous P    TCP clients that did not authenticate act as\n"
+	    "                       nobody (default), are refused, or are trusted\n"
+	    "      --munge          accept MUNGE credentials from TCP clients\n"
+	    "      --munge-socket P munged's socket (default: libmunge's)\n"
 	    "  -h, --help           show this help\n"
 	    "  -V, --version        show the version\n"
 	    "\n"
 	    "Environment: PVFS_MGR_JOURNAL_MAX=BYTES checkpoints the journal once it\n"
-	    "passes BYTES (default 64 MiB).\n",
-	    MGR_DEFAULT_METADIR, MGR_DEFAULT_LISTEN, PVFS_DEFAULT_SSIZE);
+	    "passes BYTES (default 64 MiB).  PVFS_IDLE_TIMEOUT=S sets the default\n"
+	    "of --idle-timeout.\n",
+	    MGR_DEFAULT_METADIR, MGR_DEFAULT_LISTEN, PVFS_DEFAULT_SSIZE,
+	    PVFS_IDLE_TIMEOUT_DEFAULT);
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -121,10 +139,11 @@ mgr_parse_ssize(const char *s)
 static void
 mgr_options(int argc, char **argv)
 {
+	const char *idle = NULL;
 	int ch;
 
 	mgr.ssize = PVFS_DEFAULT_SSIZE;
-	while ((ch = getopt_long(argc, argv, "fd:l:t:k:p:L:v:hV", mgr_longopts,
+	while ((ch = getopt_long(argc, argv, "fd:l:t:k:p:L:v:u:hV", mgr_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'f': opt.foreground = 1; break;
@@ -137,6 +156,14 @@ mgr_options(int argc, char **argv)
 		case OPT_PORT_FILE: opt.portfile = optarg; break;
 		case OPT_ROOT_SQUASH: mgr.root_squash = 1; break;
 		case OPT_SSIZE: mgr.ssize = mgr_parse_ssize(optarg); break;
+		case OPT_IDLE_TIMEOUT: idle = optarg; break;
+		case 'u': opt.sock = optarg; break;
+		case OPT_MUNGE: mgr.munge = 1; break;
+		case OPT_MUNGE_SOCKET: mgr.munge_sock = optarg; break;
+		case OPT_ANONYMOUS:
+			if (mgr_auth_policy_parse(optarg, &mgr.anonymous) != 0)
+				mgr_bad_usage("bad --anonymous: %s", optarg);
+			break;
 		case 'v':
 			if (pvfs_log_level_parse(optarg, &opt.level) != 0)
 				mgr_bad_usage("bad log level: %s", optarg);
@@ -148,6 +175,9 @@ mgr_options(int argc, char **argv)
 	}
 	if (optind != argc)
 		mgr_bad_usage("unexpected argument: %s", argv[optind]);
+	if (pvfs_idle_timeout_parse(idle, &mgr.idle_timeout) != 0)
+		mgr_bad_usage("bad idle timeout: %s",
+		    idle != NULL ? idle : getenv("PVFS_IDLE_TIMEOUT"));
 }
 
 /* A path in the metadata directory unless the user named one. */
@@ -234,6 +264,13 @@ mgr_listen(void)
 	if (pvfs_net_parse_addr(opt.listen, host, sizeof(host), &port,
 	    PVFS_DEFAULT_MGR_PORT) != 0)
 		fatal("bad listen address: %s", opt.listen);
+	/* The Unix socket first: a local client that finds it dead falls
+	 * back to TCP, where it is anonymous, so during a restart on the same
+	 * port TCP must not answer before the socket does. */
+	if (opt.sock != NULL && (mgr.unix_fd = pvfs_unix_listen(opt.sock)) == -1)
+		fatal("listen on %s: %s", opt.sock, strerror(errno));
+	if (opt.sock != NULL)
+		log_info("listening on %s", opt.sock);
 	if ((fd = pvfs_net_listen(host, port, &bound)) == -1)
 		fatal("listen on %s: %s", opt.listen, strerror(errno));
 	log_info("listening on %s port %u", host, bound);
@@ -272,6 +309,9 @@ mgr_shutdown(void)
 		unlink(opt.pidfile);
 	if (opt.portfile != NULL)
 		unlink(opt.portfile);
+	if (opt.sock != NULL)
+		unlink(opt.sock);
+	mgr_auth_free();
 	mgr_ns_free();
 	free(mgr.iods);
 	free(mgr.bound_port);
@@ -288,6 +328,7 @@ main(int argc, char **argv)
 
 	mgr_options(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
+	pvfs_raise_nofile();
 	if (pvfs_log_open("pvfs-mgr", opt.logfile, opt.level) != 0)
 		fatal("%s: %s", opt.logfile, strerror(errno));
 	mgr.start_ms = pvfs_mono_ms();
@@ -296,6 +337,7 @@ main(int argc, char **argv)
 	mgr_load_key();
 	mgr_load_iodtab();
 	mgr_op_init();
+	mgr_auth_init();
 	mgr_journal_open(mgr.metadir);
 	mgr.fsid = mgr_journal_fsid();
 	lfd = mgr_listen();
@@ -312,6 +354,8 @@ main(int argc, char **argv)
 	ev_signal_start(mgr.loop, &sigterm);
 	ev_signal_start(mgr.loop, &sigint);
 	mgr_conn_listen(lfd);
+	if (opt.sock != NULL)
+		mgr_conn_listen_unix(mgr.unix_fd);
 	mgr_journal_start(mgr.loop);
 	mgr_write_files();
 	log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);

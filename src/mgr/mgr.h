@@ -24,6 +24,11 @@ struct mgr_server {
 	int64_t start_ms;
 	uint64_t journal_max; /* checkpoint once the journal passes this */
 	char *bound_port;     /* the port we listen on, as text */
+	double idle_timeout;  /* close connections silent this long; 0 = never */
+	int anonymous;        /* MGR_ANON_*: unauthenticated TCP clients */
+	int munge;            /* accept AUTH with a MUNGE credential */
+	const char *munge_sock; /* munged's socket, NULL: libmunge's default */
+	int unix_fd;          /* the Unix socket listener (-u), if any */
 };
 extern struct mgr_server mgr;
 
@@ -40,6 +45,9 @@ struct mgr_conn {
 	enum mgr_conn_state state;
 	ev_io rio, wio;
 	char peer[64];
+	ev_tstamp last_io;    /* loop time of the last readiness */
+	int auth;             /* MGR_AUTH_*: how ident was established */
+	struct pvfs_cred ident; /* who the peer is, when auth != MGR_AUTH_NONE */
 	struct pvfs_hdr hdr;  /* the frame being read (state BODY) */
 	uint8_t *in;          /* received bytes: in[in_off .. in_len) unparsed */
 	size_t in_off, in_len, in_cap;
@@ -57,6 +65,7 @@ struct mgr_conn {
 };
 
 void mgr_conn_listen(int lfd);
+void mgr_conn_listen_unix(int ufd);
 /* Queue a reply; it leaves only once every journal record before it is
  * durable. */
 void mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid,
@@ -71,6 +80,26 @@ void mgr_conn_close_all(void);
 int mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
     const uint8_t *body);
 void mgr_op_init(void);
+
+/* ---- mgr-auth.c: who a connection's requests come from ---- */
+enum { MGR_AUTH_NONE, MGR_AUTH_PEER, MGR_AUTH_MUNGE };
+enum { MGR_ANON_NOBODY, MGR_ANON_REFUSE, MGR_ANON_TRUST };
+/* Parse "nobody", "refuse" or "trust"; 0 or -1. */
+int mgr_auth_policy_parse(const char *s, int *policy);
+/* Open the MUNGE context when --munge is on; fatal if it cannot be. */
+void mgr_auth_init(void);
+void mgr_auth_free(void);
+/* A new connection: a Unix one is identified by the kernel at once. */
+void mgr_auth_accept(struct mgr_conn *c, int is_unix);
+/* Make the claimed cred of a request the one it may use on c: 0, EPERM
+ * (an authenticated non-root peer claims another uid or gid) or EACCES
+ * (--anonymous refuse). */
+int mgr_auth_cred(const struct mgr_conn *c, struct pvfs_cred *cr);
+/* MGR_AUTH: decode a MUNGE credential and adopt its identity. */
+int mgr_auth_op(struct mgr_conn *c, void *req, void *rep);
+
+/* ---- mgr-admin.c: what pvfs-fsck asks ---- */
+int mgr_admin_inolist(void *req, void *rep);
 
 /* ---- mgr-ns.c: the in-memory name space ---- */
 struct mgr_inode;
@@ -199,6 +228,7 @@ int mgr_perm_sticky(const struct pvfs_cred *cr, const struct mgr_inode *dir,
     const struct mgr_inode *in);
 int mgr_perm_delete(const struct pvfs_cred *cr, const struct mgr_inode *dir,
     const struct mgr_inode *in);
+int mgr_perm_reach(const struct pvfs_cred *cr, const struct mgr_inode *in);
 
 /* ---- mgr-journal.c: durability ---- */
 /* Load the snapshot and replay the journal; creates a fresh file system

@@ -180,11 +180,14 @@ static int cluster_find_tool(struct cluster *c)
 static int cluster_launch(struct cluster *c, const char *what)
 {
 	char n[16];
-	int rc;
+	char *args[16] = { "start", "--iods", n, "--timeout", "5" };
+	int rc, i, k = 5;
 
 	snprintf(n, sizeof(n), "%d", c->niods);
-	rc = cluster_run_tool(c, (char *[]){"start", "--iods", n,
-	    "--timeout", "5", NULL});
+	for (i = 0; c->start_args != NULL && c->start_args[i] != NULL && k < 15; i++)
+		args[k++] = (char *)c->start_args[i];
+	args[k] = NULL;
+	rc = cluster_run_tool(c, args);
 	if (rc != 0) {
 		fprintf(stderr, "cluster: %s: pvfs-local start %s failed (%d)\n",
 		    what, c->dir, rc);
@@ -622,6 +625,21 @@ raw_connect(struct cluster *c, const char *daemon, int secs)
 	return fd;
 }
 
+int
+raw_connect_unix(struct cluster *c, const char *daemon, int secs)
+{
+	struct timeval tv = { secs, 0 };
+	char path[PATH_MAX + 64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/run/%s.sock", c->dir, daemon);
+	fd = pvfs_unix_connect(path, 5000);
+	assert_true(fd >= 0);
+	assert_int_equal(pvfs_set_nonblock(fd, 0), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
 void
 raw_send(int fd, const void *p, size_t n)
 {
@@ -685,7 +703,7 @@ raw_open(struct cluster *c, const char *path, uint32_t flags,
 	struct pvfs_mgr_open_req req;
 	struct pvfs_hdr h;
 	uint8_t body[4096];
-	int fd = raw_connect(c, "mgr", 10);
+	int fd = raw_connect_unix(c, "mgr", 10);
 
 	memset(&req, 0, sizeof(req));
 	req.flags = flags;

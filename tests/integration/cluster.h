@@ -33,6 +33,9 @@ struct cluster {
 	int niods;
 	int running;          /* 1 between a successful start and stop */
 	pid_t owner;          /* process that started it (children never stop it) */
+	/* Extra options for "pvfs-local start" (NULL-terminated), or NULL;
+	 * cluster_start clears it, later (re)starts use it. */
+	const char *const *start_args;
 };
 
 /* Make a temp dir, start N iods and a mgr, set PVFSTAB_FILE.  0 or -1. */
@@ -120,8 +123,10 @@ long cluster_check_ok(long r, const char *expr, const char *file, int line);
  * connection's receive bound. */
 struct pvfs_hdr;
 struct pvfs_mgr_attrcap_rep;
-/* A blocking connection to "mgr" or "iodK" receiving for at most secs. */
+/* A blocking connection to "mgr" or "iodK" receiving for at most secs:
+ * over TCP, or through the daemon's Unix socket (DIR/run/NAME.sock). */
 int raw_connect(struct cluster *c, const char *daemon, int secs);
+int raw_connect_unix(struct cluster *c, const char *daemon, int secs);
 void raw_send(int fd, const void *p, size_t n);
 /* Exactly n bytes: 0, or -1 at EOF, error or the receive bound. */
 int raw_read(int fd, void *p, size_t n);
@@ -131,7 +136,8 @@ int raw_status(int fd, struct pvfs_hdr *h);
 void raw_send_frame(int fd, uint16_t op, int reply, const void *msg);
 /* The connection ends (EOF or reset) rather than hanging. */
 void raw_assert_closed(int fd);
-/* MGR_OPEN of path (inside the file system, "/x") as root with flags. */
+/* MGR_OPEN of path (inside the file system, "/x") as root with flags,
+ * through the Unix socket (the mgr believes root only there). */
 void raw_open(struct cluster *c, const char *path, uint32_t flags,
     struct pvfs_mgr_attrcap_rep *rep);
 

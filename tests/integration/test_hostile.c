@@ -1,6 +1,7 @@
 /*
  * test_hostile.c - malformed, truncated, oversized and out-of-order frames
- * and forged capabilities sent by a raw client to the running daemons.
+ * sent by a raw client to the running daemons (forged capabilities are
+ * test_caps.c's).
  * Each bad peer gets an error reply or a closed connection, never a crashed
  * or stuck daemon: after each attack a normal client is served correctly.
  */
@@ -28,8 +29,6 @@
 #define DATA_LEN (3 * 65536 + 123)
 
 static struct cluster c;
-static uint8_t key[64];
-static size_t keylen;
 static uint8_t data[DATA_LEN];
 
 static void
@@ -181,101 +180,15 @@ static void test_malformed_body(void **state) { each_daemon(attack_malformed_bod
 static void test_unknown_opcode(void **state) { each_daemon(attack_unknown_opcode); }
 static void test_truncated_frames(void **state) { each_daemon(attack_truncated); }
 
-/* Ask the iod holding part 0 of /data to read it with cap: the status,
- * and on success the stream must be the file's first stripe. */
-static int
-iod_read_with(const struct pvfs_cap *cap)
-{
-	struct pvfs_iod_read_req req;
-	struct pvfs_iod_read_rep rep;
-	struct pvfs_hdr h;
-	uint8_t body[64], stream[65536];
-	char name[16];
-	int fd, st;
-
-	snprintf(name, sizeof(name), "iod%u", cap->dist.base);
-	fd = raw_connect(&c, name, 5);
-	memset(&req, 0, sizeof(req));
-	req.cap = *cap;
-	req.pat = (struct pvfs_pattern){ 0, 65536, 65536, 1 };
-	raw_send_frame(fd, PVFS_IOD_READ, 0, &req);
-	if ((st = raw_status(fd, &h)) == 0) {
-		assert_int_equal(raw_read(fd, body, h.body_len), 0);
-		assert_int_equal(pvfs_msg_decode(PVFS_IOD_READ, 1, body, h.body_len, &rep), 0);
-		assert_int_equal(rep.stream_len, 65536);
-		assert_int_equal(raw_read(fd, stream, sizeof(stream)), 0);
-		assert_memory_equal(stream, data, sizeof(stream));
-	}
-	close(fd);
-	return st;
-}
-
-static void
-test_capabilities_are_checked(void **state)
-{
-	struct pvfs_mgr_attrcap_rep rep;
-	struct pvfs_cap cap;
-
-	raw_open(&c, "/data", PVFS_OF_RDONLY, &rep);
-	assert_int_equal(iod_read_with(&rep.cap), 0);
-	cap = rep.cap, cap.mac[0] ^= 1;                   /* forged */
-	assert_int_equal(iod_read_with(&cap), EACCES);
-	cap = rep.cap, cap.ino += 1;                      /* another file */
-	assert_int_equal(iod_read_with(&cap), EACCES);
-	cap = rep.cap, cap.rights |= PVFS_R_WRITE;         /* more rights */
-	assert_int_equal(iod_read_with(&cap), EACCES);
-	cap = rep.cap, cap.expiry = time(NULL) - 10;       /* expired, signed */
-	pvfs_cap_sign(&cap, key, keylen);
-	assert_int_equal(iod_read_with(&cap), EKEYEXPIRED);
-	cap = rep.cap;                                     /* wrong secret */
-	pvfs_cap_sign(&cap, (const uint8_t *)"not the secret of this fs", 25);
-	assert_int_equal(iod_read_with(&cap), EACCES);
-	assert_still_serving();
-}
-
-/* A read-only capability used for a write is refused; the stream is
- * drained, the connection stays usable and the data is untouched. */
-static void
-test_read_cap_cannot_write(void **state)
-{
-	struct pvfs_mgr_attrcap_rep rep;
-	struct pvfs_iod_write_req req;
-	struct pvfs_hdr h;
-	uint8_t junk[65536];
-	char name[16];
-	int fd;
-
-	raw_open(&c, "/data", PVFS_OF_RDONLY, &rep);
-	snprintf(name, sizeof(name), "iod%u", rep.cap.dist.base);
-	fd = raw_connect(&c, name, 5);
-	memset(&req, 0, sizeof(req));
-	req.cap = rep.cap;
-	req.pat = (struct pvfs_pattern){ 0, 65536, 65536, 1 };
-	req.stream_len = sizeof(junk);
-	memset(junk, 0x5a, sizeof(junk));
-	raw_send_frame(fd, PVFS_IOD_WRITE, 0, &req);
-	raw_send(fd, junk, sizeof(junk));
-	assert_int_equal(raw_status(fd, &h), EACCES);
-	raw_send_frame(fd, PVFS_IOD_PING, 0, NULL);
-	assert_int_equal(raw_status(fd, &h), 0);
-	close(fd);
-	assert_still_serving();
-}
-
 static int
 group_setup(void **state)
 {
-	char path[PATH_MAX], *cause = NULL;
+	char path[PATH_MAX];
 	size_t i;
 	int fd;
 
 	if (cluster_start(&c, NIODS) != 0)
 		return -1;
-	snprintf(path, sizeof(path), "%s/secret", c.dir);
-	if (pvfs_key_load(path, key, &keylen, &cause) != 0) {
-		fprintf(stderr, "%s\n", cause);
-		return -1;
-	}
 	for (i = 0; i < DATA_LEN; i++)
 		data[i] = (uint8_t)(i * 31 + i / 65536);
 	fd = pvfs_open(cluster_path(&c, "data", path), O_CREAT | O_WRONLY, 0644);
@@ -301,8 +214,6 @@ main(void)
 		cmocka_unit_test(test_malformed_body),
 		cmocka_unit_test(test_unknown_opcode),
 		cmocka_unit_test(test_truncated_frames),
-		cmocka_unit_test(test_capabilities_are_checked),
-		cmocka_unit_test(test_read_cap_cannot_write),
 	};
 	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 

@@ -22,9 +22,12 @@ lib_cleanup() {
 trap lib_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# start_cluster [NIODS]: start (or restart) the file system in $T/fs.
+# start_cluster [NIODS [OPTION...]]: start (or restart) the file system in
+# $T/fs; OPTIONs go to pvfs-local start.
 start_cluster() {
-	if ! "$B/pvfs-local" start "$T/fs" --iods "${1:-4}" >"$T/start.out" 2>&1; then
+	n=${1:-4}
+	[ $# -gt 0 ] && shift
+	if ! "$B/pvfs-local" start "$T/fs" --iods "$n" "$@" >"$T/start.out" 2>&1; then
 		cat "$T/start.out"
 		echo "0 passed, 1 failed"
 		exit 1

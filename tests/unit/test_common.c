@@ -179,6 +179,46 @@ test_iodtab_parse(void **state)
 	free(cause);
 }
 
+/* The options of doc/security.md: Unix sockets and MUNGE. */
+static void
+test_auth_options_parse(void **state)
+{
+	char longsock[PVFS_SOCK_MAX + 64], line[PVFS_SOCK_MAX + 128];
+	struct pvfs_tab_entry *e = NULL;
+	struct pvfs_iod_addr *a = NULL;
+	char *cause = NULL;
+
+	assert_int_equal(pvfs_tab_parse("h:/m /p pvfs port=1,sock=/r/mgr.sock,"
+	    "auth=munge,munge_socket=/r/m.sock\nh:/m /q pvfs\n", "tab", &e,
+	    &cause), 2);
+	assert_string_equal(e[0].sock, "/r/mgr.sock");
+	assert_int_equal(e[0].auth, PVFS_AUTH_MUNGE);
+	assert_string_equal(e[0].munge_sock, "/r/m.sock");
+	assert_string_equal(e[1].sock, "");
+	assert_int_equal(e[1].auth, 0);
+	free(e);
+	memset(longsock, 'x', sizeof(longsock) - 1);
+	longsock[0] = '/';
+	longsock[sizeof(longsock) - 1] = '\0';
+	snprintf(line, sizeof(line), "h:/m /p pvfs sock=%.*s\n",
+	    (int)PVFS_SOCK_MAX + 1, longsock);
+	const char *bad[] = { "h:/m /p pvfs sock=rel.sock\n",
+		"h:/m /p pvfs auth=krb5\n", "h:/m /p pvfs munge_socket=\n", line };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(pvfs_tab_parse(bad[i], "tab", &e, &cause), -1);
+		free(cause);
+		cause = NULL;
+	}
+	assert_int_equal(pvfs_iodtab_parse("h:1 unix=/r/iod0.sock\nh:2\n",
+	    "iodtab", &a, &cause), 2);
+	assert_string_equal(a[0].sock, "/r/iod0.sock");
+	assert_string_equal(a[1].sock, "");
+	free(a);
+	assert_int_equal(pvfs_iodtab_parse("h:1 unix=r.sock\n", "iodtab", &a,
+	    &cause), -1);
+	free(cause);
+}
+
 static void
 test_buf_compact_keeps_unsent(void **state)
 {
@@ -249,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_pvfstab_parse),
 		cmocka_unit_test(test_pvfstab_errors_name_the_line),
 		cmocka_unit_test(test_iodtab_parse),
+		cmocka_unit_test(test_auth_options_parse),
 		cmocka_unit_test(test_buf_compact_keeps_unsent),
 		cmocka_unit_test(test_key_create_and_load),
 		cmocka_unit_test(test_parse_addr),

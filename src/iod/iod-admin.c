@@ -1,0 +1,60 @@
+/*
+ * iod-admin.c - IOD_LIST and IOD_PURGE, what pvfs-fsck asks of an iod:
+ * which stripe files it holds, and removing those of inodes the mgr no
+ * longer knows.  Both need an ADMIN capability for inode 0, which the mgr
+ * mints only for administrators (MGR_INOLIST); the iod cannot tell an
+ * orphan from a live file itself, so it trusts that capability's holder.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "iod.h"
+
+static struct pvfs_stripe_ent admin_ents[PVFS_STRIPELIST_MAX];
+
+/* 0 or a positive errno. */
+static int iod_admin_cap(const struct pvfs_cap *cap)
+{
+	int rc = pvfs_cap_verify(cap, iod.key, iod.keylen, PVFS_R_ADMIN,
+	    time(NULL));
+
+	if (rc != 0)
+		return -rc;
+	return cap->ino == 0 ? 0 : EACCES;
+}
+
+void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r)
+{
+	struct pvfs_iod_list_rep rep;
+	uint32_t max = r->max;
+	int err, eof = 0;
+
+	if ((err = iod_admin_cap(&r->cap)) != 0) {
+		iod_conn_reply(c, err, NULL);
+		return;
+	}
+	if (r->sub > 0xff) {
+		iod_conn_reply(c, EINVAL, NULL);
+		return;
+	}
+	if (max == 0 || max > PVFS_STRIPELIST_MAX)
+		max = PVFS_STRIPELIST_MAX;
+	memset(&rep, 0, sizeof rep);
+	err = -iod_store_list(r->sub, r->after, max, admin_ents, &rep.n, &eof);
+	rep.eof = (uint8_t)eof;
+	rep.ents = admin_ents;
+	iod_conn_reply(c, err, &rep);
+}
+
+void iod_admin_purge(struct iod_conn *c, const struct pvfs_iod_purge_req *r)
+{
+	int err;
+
+	if ((err = iod_admin_cap(&r->cap)) == 0)
+		err = r->ino == 0 ? EINVAL : -iod_store_remove(r->ino);
+	if (err == 0)
+		log_info("%s: purged the stripe file of inode %llu", c->peer,
+		    (unsigned long long)r->ino);
+	iod_conn_reply(c, err, NULL);
+}

@@ -1,0 +1,61 @@
+/*
+ * mgr-admin.c - MGR_INOLIST, what pvfs-fsck asks of the mgr: which inode
+ * numbers are live files, the inode counter that bounds the answer, and
+ * the ADMIN capability that lets it list and purge stripe files on iods.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mgr.h"
+
+static struct pvfs_ino_wire admin_inos[PVFS_INOLIST_SPAN];
+
+/* Root, or whoever runs the mgr (pvfs-local runs unprivileged and its
+ * user owns every byte anyway).  Squashed root is neither. */
+static int
+mgr_admin_allowed(const struct pvfs_cred *cr)
+{
+	return cr->uid == 0 || cr->uid == (uint32_t)geteuid();
+}
+
+static void
+mgr_admin_cap(struct pvfs_cap *cap)
+{
+	memset(cap, 0, sizeof(*cap));
+	cap->fsid = mgr.fsid;
+	cap->ino = 0;
+	cap->rights = PVFS_R_ADMIN;
+	cap->expiry = pvfs_now_ns() / 1000000000 + PVFS_CAP_LIFETIME;
+	pvfs_cap_sign(cap, mgr.key, mgr.keylen);
+}
+
+/* One hash lookup per number in the range: numbers are dense (a counter)
+ * and the range is bounded, so a page costs the same whatever the size of
+ * the name space, and the reply is a consistent view of one instant. */
+int
+mgr_admin_inolist(void *rq, void *rp)
+{
+	struct pvfs_mgr_inolist_req *q = rq;
+	struct pvfs_mgr_inolist_rep *rep = rp;
+	const struct mgr_inode *in;
+	uint64_t ino, end;
+
+	if (!mgr_admin_allowed(&q->cred))
+		return EACCES;
+	if (q->count > PVFS_INOLIST_SPAN)
+		return EINVAL;
+	rep->next_ino = mgr_ns_next_ino();
+	mgr_admin_cap(&rep->cap);
+	rep->inos = admin_inos;
+	rep->n = 0;
+	end = q->first + q->count;
+	if (end < q->first || end > rep->next_ino)
+		end = rep->next_ino;
+	for (ino = q->first; ino < end; ino++) {
+		in = mgr_ns_get(ino);
+		if (in != NULL && in->dir == NULL)
+			admin_inos[rep->n++].ino = ino;
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * ad_pvfs_hints.c - PVFS 1's hints: striping_factor (pcount), striping_unit
+ * (ssize) and start_iodevice (base) choose a new file's distribution, and
+ * must agree on every rank; romio_pvfs_listio_read/write switch list I/O
+ * for independent noncontiguous access.  The rest is ROMIO's.
+ */
+#include "ad_pvfs.h"
+#include "adioi.h"
+#include "hint_fns.h"
+
+static void pvfs_hint_defaults(ADIO_File fd)
+{
+    MPI_Info_create(&fd->info);
+    fd->hints->striping_factor = 0;
+    fd->hints->striping_unit = 0;
+    fd->hints->start_iodevice = -1;
+    fd->hints->fs_hints.pvfs.listio_read = ADIOI_HINT_ENABLE;
+    fd->hints->fs_hints.pvfs.listio_write = ADIOI_HINT_ENABLE;
+    ADIOI_Info_set(fd->info, "striping_factor", "0");
+    ADIOI_Info_set(fd->info, "striping_unit", "0");
+    ADIOI_Info_set(fd->info, "start_iodevice", "-1");
+    ADIOI_Info_set(fd->info, "romio_pvfs_listio_read", "enable");
+    ADIOI_Info_set(fd->info, "romio_pvfs_listio_write", "enable");
+}
+
+void ADIOI_PVFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
+{
+    static char myname[] = "ADIOI_PVFS_SETINFO";
+
+    *error_code = MPI_SUCCESS;
+    /* The distribution is fixed at creation: read these at open only. */
+    if (fd->info == MPI_INFO_NULL) {
+        pvfs_hint_defaults(fd);
+        if (users_info != MPI_INFO_NULL) {
+            ADIOI_Info_check_and_install_int(fd, users_info, "striping_factor",
+                                             &fd->hints->striping_factor, myname, error_code);
+            ADIOI_Info_check_and_install_int(fd, users_info, "striping_unit",
+                                             &fd->hints->striping_unit, myname, error_code);
+            ADIOI_Info_check_and_install_int(fd, users_info, "start_iodevice",
+                                             &fd->hints->start_iodevice, myname, error_code);
+        }
+        if (*error_code != MPI_SUCCESS)
+            return;
+    }
+    if (users_info != MPI_INFO_NULL) {
+        ADIOI_Info_check_and_install_enabled(fd, users_info, "romio_pvfs_listio_read",
+                                             &fd->hints->fs_hints.pvfs.listio_read, myname,
+                                             error_code);
+        ADIOI_Info_check_and_install_enabled(fd, users_info, "romio_pvfs_listio_write",
+                                             &fd->hints->fs_hints.pvfs.listio_write, myname,
+                                             error_code);
+        if (*error_code != MPI_SUCCESS)
+            return;
+    }
+    ADIOI_GEN_SetInfo(fd, users_info, error_code);
+}

@@ -1,0 +1,100 @@
+/*
+ * ad_pvfs_open.c - open and close a PVFS file; a created file takes its
+ * distribution from the striping hints, and every open reports the file's
+ * real distribution back through the hints (MPI_File_get_info).
+ */
+#include "ad_pvfs.h"
+#include "adioi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+static int pvfs_open_flags(ADIO_File fd)
+{
+    int flags = 0;
+
+    if (fd->access_mode & ADIO_CREATE)
+        flags |= O_CREAT;
+    if (fd->access_mode & ADIO_EXCL)
+        flags |= O_EXCL;
+    /* Two-phase writes read back the holes of a file domain on the
+     * aggregators, so a writable file is always opened for both. */
+    flags |= (fd->access_mode & ADIO_RDONLY) ? O_RDONLY : O_RDWR;
+    return flags;
+}
+
+static int pvfs_open_perm(ADIO_File fd)
+{
+    mode_t old_mask;
+
+    if (fd->perm != ADIO_PERM_NULL)
+        return fd->perm;
+    old_mask = umask(022);
+    umask(old_mask);
+    return old_mask ^ 0666;
+}
+
+/* Publish the file's distribution as the striping hints. */
+static void pvfs_report_stripes(ADIO_File fd)
+{
+    struct pvfs_filestat meta;
+    char value[32];
+
+    if (pvfs_ioctl(fd->fd_sys, PVFS_GETMETA, &meta) == -1)
+        return;
+    fd->hints->striping_factor = meta.pcount;
+    fd->hints->striping_unit = meta.ssize;
+    fd->hints->start_iodevice = meta.base;
+    snprintf(value, sizeof(value), "%d", (int) meta.pcount);
+    ADIOI_Info_set(fd->info, "striping_factor", value);
+    snprintf(value, sizeof(value), "%d", (int) meta.ssize);
+    ADIOI_Info_set(fd->info, "striping_unit", value);
+    snprintf(value, sizeof(value), "%d", (int) meta.base);
+    ADIOI_Info_set(fd->info, "start_iodevice", value);
+}
+
+void ADIOI_PVFS_Open(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_PVFS_OPEN";
+    struct pvfs_filestat meta = { -1, 0, 0, 0, 0 };
+    int flags = pvfs_open_flags(fd), perm = pvfs_open_perm(fd);
+
+    if (fd->hints->striping_factor > 0)
+        meta.pcount = fd->hints->striping_factor;
+    if (fd->hints->striping_unit > 0)
+        meta.ssize = fd->hints->striping_unit;
+    if (fd->hints->start_iodevice >= 0)
+        meta.base = fd->hints->start_iodevice;
+
+    if (flags & O_CREAT)
+        fd->fd_sys = pvfs_open(fd->filename, flags | PVFS_O_META, perm, &meta);
+    else
+        fd->fd_sys = pvfs_open(fd->filename, flags, perm);
+    /* Write-only access to a file the user may not read: no read-back. */
+    if (fd->fd_sys == -1 && errno == EACCES && (fd->access_mode & ADIO_WRONLY))
+        fd->fd_sys = pvfs_open(fd->filename, (flags & ~O_RDWR) | O_WRONLY, perm);
+    fd->fd_direct = -1;
+    fd->fp_sys_posn = -1;
+    if (fd->fd_sys == -1) {
+        *error_code = ADIOI_Err_create_code(myname, fd->filename, errno);
+        return;
+    }
+    if (fd->access_mode & ADIO_APPEND)
+        fd->fp_ind = pvfs_lseek(fd->fd_sys, 0, SEEK_END);
+    pvfs_report_stripes(fd);
+    *error_code = MPI_SUCCESS;
+}
+
+void ADIOI_PVFS_Close(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_PVFS_CLOSE";
+    int err = pvfs_close(fd->fd_sys);
+
+    fd->fd_sys = -1;
+    if (err == -1) {
+        *error_code = ADIOI_Err_create_code(myname, fd->filename, errno);
+        return;
+    }
+    *error_code = MPI_SUCCESS;
+}

@@ -1,0 +1,220 @@
+/*
+ * mpiio-rw - the PVFS paper's concurrent read/write test through MPI-IO,
+ * then the same file through a noncontiguous view (two-phase collective
+ * writes, list-I/O independent reads), the striping hints, resize, the
+ * unsupported atomic mode and delete.  Every byte read is checked against
+ * the seeded pattern of the file offset it came from.
+ *
+ *   mpiexec -n 4 mpiio-rw pvfs:/pvfs/dir/file [BYTES_PER_RANK]
+ */
+#include <string.h>
+
+#include "mpiio-check.h"
+
+#define BLOCK 65536             /* request size of the contiguous phase */
+#define RECORD 1000             /* record of the interleaved view: crosses stripes */
+#define SSIZE 16384             /* striping_unit asked for */
+#define PCOUNT 3                /* striping_factor asked for */
+
+static int rank, nprocs;
+static uint64_t seed;
+
+static void fill(unsigned char *buf, int64_t off, int64_t len, uint64_t s)
+{
+	for (int64_t i = 0; i < len; i++)
+		buf[i] = check_byte(s, off + i);
+}
+
+static int compare(const unsigned char *buf, int64_t off, int64_t len, uint64_t s,
+    const char *what)
+{
+	for (int64_t i = 0; i < len; i++)
+		if (buf[i] != check_byte(s, off + i)) {
+			fprintf(stderr, "rank %d: %s: byte at offset %lld is %u, expected %u\n",
+			    rank, what, (long long)(off + i), buf[i], check_byte(s, off + i));
+			return 1;
+		}
+	return 0;
+}
+
+static MPI_File open_file(const char *path, int amode)
+{
+	MPI_Info info;
+	MPI_File fh;
+	char v[16];
+
+	MPI_Info_create(&info);
+	snprintf(v, sizeof(v), "%d", PCOUNT);
+	MPI_Info_set(info, "striping_factor", v);
+	snprintf(v, sizeof(v), "%d", SSIZE);
+	MPI_Info_set(info, "striping_unit", v);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh));
+	MPI_Info_free(&info);
+	return fh;
+}
+
+/* The paper's test: each rank writes its own region in BLOCK requests,
+ * then reads its neighbour's. */
+static int concurrent(MPI_File fh, int64_t size)
+{
+	unsigned char *buf = malloc(size);
+	int64_t mine = rank * size, next = (rank + 1) % nprocs * size;
+	MPI_Offset fsize;
+	int err = 0;
+
+	fill(buf, mine, size, seed);
+	for (int64_t o = 0; o < size; o += BLOCK) {
+		int n = size - o < BLOCK ? (int)(size - o) : BLOCK;
+		CHECK_MPI(MPI_File_write_at(fh, mine + o, buf + o, n, MPI_BYTE,
+		    MPI_STATUS_IGNORE));
+	}
+	CHECK_MPI(MPI_File_sync(fh));
+	MPI_Barrier(MPI_COMM_WORLD);
+	memset(buf, 0, size);
+	for (int64_t o = 0; o < size; o += BLOCK) {
+		int n = size - o < BLOCK ? (int)(size - o) : BLOCK;
+		CHECK_MPI(MPI_File_read_at(fh, next + o, buf + o, n, MPI_BYTE,
+		    MPI_STATUS_IGNORE));
+	}
+	err += compare(buf, next, size, seed, "concurrent read");
+	CHECK_MPI(MPI_File_get_size(fh, &fsize));
+	if (fsize != nprocs * size) {
+		fprintf(stderr, "rank %d: size %lld, expected %lld\n", rank,
+		    (long long)fsize, (long long)(nprocs * size));
+		err++;
+	}
+	free(buf);
+	return err;
+}
+
+/* A view of records rank, rank + nprocs, ... of the file. */
+static void record_view(MPI_File fh, int who)
+{
+	MPI_Datatype ftype, rec;
+
+	MPI_Type_contiguous(RECORD, MPI_BYTE, &rec);
+	MPI_Type_create_resized(rec, 0, (MPI_Aint)RECORD * nprocs, &ftype);
+	MPI_Type_commit(&ftype);
+	CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)who * RECORD, MPI_BYTE, ftype,
+	    "native", MPI_INFO_NULL));
+	MPI_Type_free(&ftype);
+	MPI_Type_free(&rec);
+}
+
+/* Interleaved records: written collectively from a buffer with holes (a
+ * noncontiguous memory type too), read back independently through the
+ * neighbour's view, and the whole file checked on rank 0. */
+static int interleaved(MPI_File fh, int64_t size, uint64_t s)
+{
+	int nrec = (int)(size / RECORD), err = 0, next = (rank + 1) % nprocs;
+	unsigned char *mem = calloc((size_t)nrec * RECORD * 2, 1), *buf = malloc(size);
+	MPI_Datatype mtype;
+
+	for (int r = 0; r < nrec; r++)
+		fill(mem + (int64_t)r * 2 * RECORD, ((int64_t)r * nprocs + rank) * RECORD,
+		    RECORD, s);
+	MPI_Type_vector(nrec, RECORD, 2 * RECORD, MPI_BYTE, &mtype);
+	MPI_Type_commit(&mtype);
+	record_view(fh, rank);
+	CHECK_MPI(MPI_File_write_all(fh, mem, 1, mtype, MPI_STATUS_IGNORE));
+	MPI_Type_free(&mtype);
+	CHECK_MPI(MPI_File_sync(fh));
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	record_view(fh, next);
+	CHECK_MPI(MPI_File_read(fh, buf, nrec * RECORD, MPI_BYTE, MPI_STATUS_IGNORE));
+	for (int r = 0; r < nrec && !err; r++)
+		err += compare(buf + (int64_t)r * RECORD, ((int64_t)r * nprocs + next) * RECORD,
+		    RECORD, s, "interleaved read");
+	CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+	if (rank == 0) {
+		int64_t total = (int64_t)nrec * RECORD * nprocs;
+		unsigned char *all = malloc(total);
+		CHECK_MPI(MPI_File_read_at(fh, 0, all, (int)total, MPI_BYTE, MPI_STATUS_IGNORE));
+		err += compare(all, 0, total, s, "whole file");
+		free(all);
+	}
+	free(mem);
+	free(buf);
+	return err;
+}
+
+/* The hints come back as the file's real distribution. */
+static int hints(MPI_File fh)
+{
+	static const struct { const char *key; int want; } h[] = {
+		{ "striping_factor", PCOUNT }, { "striping_unit", SSIZE } };
+	char v[MPI_MAX_INFO_VAL + 1];
+	MPI_Info info;
+	int flag, err = 0;
+
+	CHECK_MPI(MPI_File_get_info(fh, &info));
+	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+		MPI_Info_get(info, h[i].key, MPI_MAX_INFO_VAL, v, &flag);
+		if (!flag || atoi(v) != h[i].want) {
+			fprintf(stderr, "rank %d: hint %s is %s, expected %d\n", rank,
+			    h[i].key, flag ? v : "(unset)", h[i].want);
+			err++;
+		}
+	}
+	MPI_Info_free(&info);
+	return err;
+}
+
+/* Resize, atomic mode (refused: no locks), delete. */
+static int file_ops(MPI_File *fh, const char *path)
+{
+	MPI_Offset fsize;
+	int err = 0, cls;
+
+	CHECK_MPI(MPI_File_set_size(*fh, 12345));
+	CHECK_MPI(MPI_File_get_size(*fh, &fsize));
+	if (fsize != 12345) {
+		fprintf(stderr, "rank %d: size after set_size %lld\n", rank, (long long)fsize);
+		err++;
+	}
+	MPI_Error_class(MPI_File_set_atomicity(*fh, 1), &cls);
+	if (cls != MPI_ERR_UNSUPPORTED_OPERATION) {
+		fprintf(stderr, "rank %d: set_atomicity(1) gave class %d\n", rank, cls);
+		err++;
+	}
+	CHECK_MPI(MPI_File_set_atomicity(*fh, 0));
+	CHECK_MPI(MPI_File_close(fh));
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		CHECK_MPI(MPI_File_delete(path, MPI_INFO_NULL));
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Error_class(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL,
+	    fh), &cls);
+	if (cls != MPI_ERR_NO_SUCH_FILE) {
+		fprintf(stderr, "rank %d: open after delete gave class %d\n", rank, cls);
+		err++;
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	int64_t size;
+	MPI_File fh;
+	int err = 0;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	if (argc < 2) {
+		if (rank == 0)
+			fprintf(stderr, "usage: mpiio-rw FILE [BYTES_PER_RANK]\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	size = argc > 2 ? atoll(argv[2]) : 4 << 20;
+	seed = check_seed();
+	fh = open_file(argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR);
+	err += hints(fh);
+	err += concurrent(fh, size);
+	err += interleaved(fh, size, seed ^ 0x5555);
+	err += file_ops(&fh, argv[1]);
+	err = check_verdict(err);
+	MPI_Finalize();
+	return err;
+}

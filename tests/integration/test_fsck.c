@@ -1,0 +1,380 @@
+/*
+ * test_fsck.c - pvfs-fsck against real orphans: files unlinked while an
+ * iod was down (their stripe files stay there), a stray stripe file named
+ * after a directory's inode, and files that must be left alone (a stripe
+ * file newer than the scan, a name that is no stripe file, live files).
+ * It reports exactly the orphans, removes exactly them with --repair,
+ * then finds the file system clean, and live bytes are untouched.  Only
+ * administrators may ask: the mgr and the iods refuse everyone else.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pvfs.h"
+#include "common.h"
+#include "pvfs-internal.h"
+#include "cluster.h"
+#include "fsck-run.h"
+
+#define NIODS 3
+#define NLIVE 4
+#define NVICTIMS 5
+#define FILE_BYTES (3 * 65536 * 2 + 1234) /* every iod holds some */
+#define HIGH_INO (UINT64_C(1) << 40)      /* above any inode counter */
+
+static struct cluster c;
+static struct rng rng;
+static char out[1 << 16];
+
+static int group_setup(void **state)
+{
+	rng_init(&rng, "test_fsck");
+	if (cluster_start(&c, NIODS) < 0)
+		return -1;
+	return pvfs_mkdir("/pvfs/fsck", 0755) < 0 ? -1 : 0;
+}
+
+static int group_teardown(void **state)
+{
+	return cluster_stop(&c);
+}
+
+/* Write a file of FILE_BYTES of pattern seed; its inode. */
+static uint64_t make_file(const char *path, uint64_t seed)
+{
+	static unsigned char buf[FILE_BYTES];
+	struct stat st;
+	int fd = (int)check_ok(pvfs_open(path, O_CREAT | O_WRONLY | O_TRUNC,
+	    0644));
+
+	pattern_fill(buf, sizeof(buf), 0, seed);
+	assert_int_equal(check_ok(pvfs_write(fd, buf, sizeof(buf))), sizeof(buf));
+	check_ok(pvfs_fsync(fd));
+	check_ok(pvfs_fstat(fd, &st));
+	check_ok(pvfs_close(fd));
+	return (uint64_t)st.st_ino;
+}
+
+static void check_file(const char *path, uint64_t seed)
+{
+	static unsigned char buf[FILE_BYTES + 1];
+	int fd = (int)check_ok(pvfs_open(path, O_RDONLY));
+	ssize_t n = check_ok(pvfs_read(fd, buf, sizeof(buf)));
+
+	check_ok(pvfs_close(fd));
+	assert_int_equal(n, FILE_BYTES);
+	if (pattern_check(buf, FILE_BYTES, 0, seed) != -1)
+		fail_msg("%s: bytes changed at %zd", path,
+		    pattern_check(buf, FILE_BYTES, 0, seed));
+}
+
+/* A stray file of n bytes in an iod's data directory. */
+static void plant(const char *path, size_t n)
+{
+	char junk[512];
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	memset(junk, 'x', sizeof(junk));
+	while (n > 0) {
+		size_t w = n < sizeof(junk) ? n : sizeof(junk);
+
+		assert_int_equal(fwrite(junk, 1, w, f), w);
+		n -= w;
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+static int has_line(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	return strstr(out, line) != NULL;
+}
+
+/* The orphans of a real failure: unlink while iod 1 is dead. */
+static void test_report_repair(void **state)
+{
+	uint64_t live[NLIVE], victim[NVICTIMS], seed = rng_next(&rng);
+	char path[PATH_MAX], stray[PATH_MAX], high[PATH_MAX], junk[PATH_MAX];
+	struct stat st;
+	uint64_t dir_ino;
+	int i, rc, expected;
+
+	for (i = 0; i < NLIVE; i++) {
+		snprintf(path, sizeof(path), "/pvfs/fsck/live%d", i);
+		live[i] = make_file(path, seed + (uint64_t)i);
+	}
+	for (i = 0; i < NVICTIMS; i++) {
+		snprintf(path, sizeof(path), "/pvfs/fsck/victim%d", i);
+		victim[i] = make_file(path, seed + 100 + (uint64_t)i);
+	}
+	assert_int_equal(fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out)), 0);
+	assert_int_equal(fsck_count_lines(out, "orphan:"), 0);
+
+	/* The mgr forgets the victims; iod 1 never hears of it. */
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	for (i = 0; i < NVICTIMS; i++) {
+		snprintf(path, sizeof(path), "/pvfs/fsck/victim%d", i);
+		pvfs_unlink(path); /* may report the dead iod: the name is gone */
+		assert_errno(pvfs_stat(path, &st), ENOENT);
+	}
+	assert_int_equal(cluster_start_again(&c), 0);
+	/* iod 1 kept them all; the others may too (the client gives up on
+	 * a broadcast when one iod is unreachable), so the disks say which
+	 * orphans to expect. */
+	for (i = 0; i < NVICTIMS; i++)
+		assert_true(cluster_stripe_exists(&c, 1, victim[i]));
+	expected = 0;
+	for (int k = 0; k < NIODS; k++)
+		for (i = 0; i < NVICTIMS; i++)
+			expected += cluster_stripe_exists(&c, k, victim[i]);
+
+	/* A directory's inode is below the counter and is no file: its
+	 * stripe file is an orphan.  One above the counter is newer than
+	 * the scan; a name that is not an inode is not a stripe file. */
+	check_ok(pvfs_mkdir("/pvfs/fsck/d", 0755));
+	check_ok(pvfs_stat("/pvfs/fsck/d", &st));
+	dir_ino = (uint64_t)st.st_ino;
+	plant(cluster_stripe_file(&c, 2, dir_ino, stray), 777);
+	plant(cluster_stripe_file(&c, 0, HIGH_INO, high), 10);
+	snprintf(junk, sizeof(junk), "%s/iod0/00/not-a-stripe", c.dir);
+	plant(junk, 5);
+
+	rc = fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out));
+	print_message("%s", out);
+	assert_int_equal(rc, 4);
+	assert_int_equal(fsck_count_lines(out, "orphan:"), expected + 1);
+	for (int k = 0; k < NIODS; k++)
+		for (i = 0; i < NVICTIMS; i++) {
+			if (stat(cluster_stripe_file(&c, k, victim[i], path),
+			    &st) != 0)
+				continue;
+			assert_true(has_line("orphan: iod %d inode %" PRIu64
+			    " bytes %lld\n", k, victim[i], (long long)st.st_size));
+		}
+	assert_true(has_line("orphan: iod 2 inode %" PRIu64 " bytes 777\n",
+	    dir_ino));
+	assert_true(has_line(", %d orphans (", expected + 1));
+	assert_true(has_line("(1 newer than the scan)"));
+
+	rc = fsck_run(&c, "--repair", (uid_t)-1, out, sizeof(out));
+	print_message("%s", out);
+	assert_int_equal(rc, 1);
+	assert_int_equal(fsck_count_lines(out, "orphan:"), expected + 1);
+	assert_true(has_line("%d removed\n", expected + 1));
+	for (int k = 0; k < NIODS; k++)
+		for (i = 0; i < NVICTIMS; i++)
+			assert_false(cluster_stripe_exists(&c, k, victim[i]));
+	assert_int_equal(access(stray, F_OK), -1);
+	assert_int_equal(access(high, F_OK), 0);
+	assert_int_equal(access(junk, F_OK), 0);
+
+	rc = fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out));
+	assert_int_equal(rc, 0);
+	assert_true(has_line(", 0 orphans (0 bytes), 0 removed\n"));
+	for (i = 0; i < NLIVE; i++) {
+		snprintf(path, sizeof(path), "/pvfs/fsck/live%d", i);
+		check_file(path, seed + (uint64_t)i);
+		for (int k = 0; k < NIODS; k++)
+			assert_true(cluster_stripe_exists(&c, k, live[i]));
+	}
+	unlink(high);
+	unlink(junk);
+}
+
+/* MGR_INOLIST on a raw connection claiming uid; the reply's status. */
+static int inolist_as(uint32_t uid)
+{
+	struct pvfs_mgr_inolist_req req;
+	struct pvfs_hdr h;
+	int fd = raw_connect(&c, "mgr", 10), st;
+
+	memset(&req, 0, sizeof(req));
+	req.cred.uid = req.cred.gid = uid;
+	req.first = 1;
+	req.count = 16;
+	raw_send_frame(fd, PVFS_MGR_INOLIST, 0, &req);
+	st = raw_status(fd, &h);
+	close(fd);
+	return st;
+}
+
+/* IOD_LIST on iod0 of subdirectory sub after after, at most max; the
+ * reply's status, and the reply in rep (if not NULL) when 0. */
+static int iod_list_page(const struct pvfs_cap *cap, uint32_t sub,
+    uint64_t after, uint32_t max, struct pvfs_iod_list_rep *rep)
+{
+	static uint8_t body[PVFS_MAX_BODY];
+	struct pvfs_iod_list_rep tmp;
+	struct pvfs_iod_list_req req;
+	struct pvfs_hdr h;
+	int fd = raw_connect(&c, "iod0", 10), st;
+
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.sub = sub;
+	req.after = after;
+	req.max = max;
+	raw_send_frame(fd, PVFS_IOD_LIST, 0, &req);
+	st = raw_status(fd, &h);
+	if (st == 0) {
+		assert_int_equal(raw_read(fd, body, h.body_len), 0);
+		assert_int_equal(pvfs_msg_decode(PVFS_IOD_LIST, 1, body,
+		    h.body_len, rep != NULL ? rep : &tmp), 0);
+		if (rep == NULL)
+			pvfs_msg_free(PVFS_IOD_LIST, 1, &tmp);
+	}
+	close(fd);
+	return st;
+}
+
+static int iod_list_with(const struct pvfs_cap *cap)
+{
+	return iod_list_page(cap, 0, 0, 10, NULL);
+}
+
+static int iod_purge_with(const struct pvfs_cap *cap, uint64_t ino)
+{
+	struct pvfs_iod_purge_req req;
+	struct pvfs_hdr h;
+	int fd = raw_connect(&c, "iod0", 10), st;
+
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.ino = ino;
+	raw_send_frame(fd, PVFS_IOD_PURGE, 0, &req);
+	st = raw_status(fd, &h);
+	close(fd);
+	return st;
+}
+
+/* Only uid 0 (or the mgr's own uid) gets the list and the ADMIN
+ * capability; the iods take nothing else, forged or a file's own. */
+static void test_refused(void **state)
+{
+	struct pvfs_mgr_inolist_rep rep;
+	struct pvfs_mgr_attrcap_rep file;
+	struct client_fs *fs;
+	struct pvfs_cap forged;
+	uint64_t seed = rng_next(&rng), ino;
+
+	ino = make_file("/pvfs/fsck/guarded", seed);
+	assert_int_equal(inolist_as(4242), EACCES);
+	/* The library's connection is identified as root (as pvfs-fsck's). */
+	check_ok(admin_fs("/pvfs", &fs));
+	assert_errno(admin_inolist(fs, 1, PVFS_INOLIST_SPAN + 1, &rep), EINVAL);
+	memset(&rep, 0, sizeof(rep));
+	check_ok(admin_inolist(fs, 1, PVFS_INOLIST_SPAN, &rep));
+	assert_true(rep.next_ino > ino);
+	assert_int_equal(rep.cap.rights, PVFS_R_ADMIN);
+	assert_int_equal(iod_list_with(&rep.cap), 0);
+
+	forged = rep.cap;
+	forged.mac[0] ^= 1;
+	assert_int_equal(iod_list_with(&forged), EACCES);
+	assert_int_equal(iod_purge_with(&forged, ino), EACCES);
+	forged = rep.cap;
+	forged.ino = ino; /* the MAC covers the inode */
+	assert_int_equal(iod_purge_with(&forged, ino), EACCES);
+
+	/* A file's capability with every right it can get is no ADMIN one. */
+	raw_open(&c, "/fsck/guarded", PVFS_OF_RDWR, &file);
+	assert_int_equal(iod_list_with(&file.cap), EACCES);
+	assert_int_equal(iod_purge_with(&file.cap, ino), EACCES);
+	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &rep);
+	check_file("/pvfs/fsck/guarded", seed);
+	assert_true(cluster_stripe_exists(&c, 0, ino));
+
+	/* The tool itself, run by an ordinary user. */
+	if (geteuid() != 0) {
+		print_message("not root: pvfs-fsck as another user not tried\n");
+		return;
+	}
+	assert_int_equal(fsck_run(&c, "--repair", 4242, out, sizeof(out)), 8);
+	assert_non_null(strstr(out, strerror(EACCES)));
+	check_file("/pvfs/fsck/guarded", seed);
+}
+
+/* IOD_LIST pages through a subdirectory in inode order, whatever order
+ * the directory is in, skipping names that are no stripe file of it. */
+static void test_paging(void **state)
+{
+	enum { NPLANT = 25, PAGE = 10 };
+	struct pvfs_mgr_inolist_rep ml;
+	struct pvfs_iod_list_rep r;
+	struct client_fs *fs;
+	char path[PATH_MAX];
+	uint64_t after = 0, want;
+	int got = 0, pages = 0, i;
+
+	/* Above the counter (left alone by pvfs-fsck), all in subdir 05,
+	 * planted in a shuffled order; plus a misplaced one and junk. */
+	for (i = 0; i < NPLANT; i++) {
+		want = HIGH_INO + 5 + 256 * (uint64_t)((i * 7) % NPLANT);
+		plant(cluster_stripe_file(&c, 0, want, path),
+		    (size_t)((i * 7) % NPLANT));
+	}
+	snprintf(path, sizeof(path), "%s/iod0/05/%" PRIu64, c.dir, HIGH_INO + 6);
+	plant(path, 1);
+	snprintf(path, sizeof(path), "%s/iod0/05/0%" PRIu64, c.dir, HIGH_INO + 5);
+	plant(path, 1);
+	check_ok(admin_fs("/pvfs", &fs));
+	check_ok(admin_inolist(fs, 0, 0, &ml));
+	do {
+		memset(&r, 0, sizeof(r));
+		assert_int_equal(iod_list_page(&ml.cap, 5, after, PAGE, &r), 0);
+		for (uint32_t k = 0; k < r.n; k++) {
+			assert_true(r.ents[k].ino > after);
+			after = r.ents[k].ino;
+			if (after < HIGH_INO)
+				continue; /* a live file's, from the tests above */
+			want = HIGH_INO + 5 + 256 * (uint64_t)got;
+			assert_int_equal(r.ents[k].ino, want);
+			assert_int_equal(r.ents[k].size, got);
+			got++;
+		}
+		pages++;
+		assert_true(r.eof || r.n == PAGE);
+		pvfs_msg_free(PVFS_IOD_LIST, 1, &r);
+	} while (!r.eof);
+	assert_int_equal(got, NPLANT);
+	assert_true(pages >= (NPLANT + PAGE - 1) / PAGE);
+	assert_int_equal(iod_list_page(&ml.cap, 256, 0, PAGE, NULL), EINVAL);
+	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &ml);
+	/* pvfs-fsck counts them as newer than the scan, and keeps them. */
+	assert_int_equal(fsck_run(&c, "--repair", (uid_t)-1, out, sizeof(out)), 0);
+	assert_true(has_line("(%d newer than the scan)", NPLANT));
+	for (i = 0; i < NPLANT; i++)
+		assert_int_equal(unlink(cluster_stripe_file(&c, 0,
+		    HIGH_INO + 5 + 256 * (uint64_t)i, path)), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_repair),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_paging),
+	};
+	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+
+	return cluster_finish(&c, rc);
+}

@@ -83,6 +83,21 @@ static void iod_store_trim(void)
 	}
 }
 
+/* Out of descriptors: give back the least recently used idle one, so that
+ * a request is served rather than failed with EMFILE.  1 if one was. */
+static int iod_store_evict_one(void)
+{
+	struct iod_file *f;
+
+	TAILQ_FOREACH_REVERSE(f, &iod_store_lru, iod_files, lru) {
+		if (f->refs == 0) {
+			iod_store_free(f);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void iod_store_shutdown(void)
 {
 	struct iod_file *f;
@@ -136,7 +151,11 @@ struct iod_file *iod_store_get(uint64_t ino, int create, int *err)
 		f->refs++;
 		return f;
 	}
-	if ((fd = iod_store_open(ino, create)) == -1) {
+	fd = iod_store_open(ino, create);
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
+	    iod_store_evict_one())
+		fd = iod_store_open(ino, create);
+	if (fd == -1) {
 		*err = errno;
 		return NULL;
 	}

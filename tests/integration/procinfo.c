@@ -40,6 +40,19 @@ int proc_fd_count(pid_t pid)
 	return n;
 }
 
+int proc_fd_nth_free(pid_t pid, int n)
+{
+	char path[64];
+	int fd;
+
+	for (fd = 0; fd < 1 << 20; fd++) {
+		snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)pid, fd);
+		if (access(path, F_OK) != 0 && --n == 0)
+			return fd;
+	}
+	return -1;
+}
+
 long proc_rss_kb(pid_t pid)
 {
 	char path[64], line[256];

@@ -5,6 +5,8 @@
  * capabilities to every kind of iod request; each is refused, the files'
  * bytes stay as they were, and the iod keeps serving.  Every refusal has a
  * positive control: the same request with the capability the mgr gave.
+ * On the mgr's side, capabilities are minted only as the mode and the
+ * path's directories allow, even when asked for by inode number.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,8 @@
  * (PVFS_IDLE_TIMEOUT=1 here) while a busy one is not; the client notices a
  * pooled connection the server closed and reconnects without sending a
  * request twice; the daemons raise their descriptor limit, and when out of
- * descriptors they neither crash nor spin, and serve again afterwards.
+ * descriptors they neither crash nor spin, and serve again afterwards; an
+ * iod at its limit frees a cached stripe file rather than fail a request.
  */
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -32,6 +33,7 @@
 #define NIODS 2
 #define IDLE 1.0       /* PVFS_IDLE_TIMEOUT given to the daemons */
 #define CLOSE_MAX 4.0  /* idle close: 1.25 * IDLE plus scheduling slack */
+#define IDLE_WAIT 2.5  /* sleep long enough for idle pooled closes */
 #define SZ 200000
 
 static struct cluster c;
@@ -172,7 +174,7 @@ static void idle_wait(unsigned mask)
 
 	for (int i = 0; i < 3; i++)
 		before[i] = idle_closes(daemons[i]);
-	usleep((useconds_t)(CLOSE_MAX * 1e6));
+	usleep((useconds_t)(IDLE_WAIT * 1e6));
 	for (int i = 0; i < 3; i++)
 		if (mask & (1u << i) && idle_closes(daemons[i]) <= before[i])
 			fail_msg("%s closed no idle connection", daemons[i]);
@@ -206,8 +208,9 @@ static void test_pooled_connection_reconnects(void **state)
 	check_ok(pvfs_mkdir("/pvfs/re.dir", 0755));
 }
 
-/* Out of descriptors: the daemon pauses accept instead of spinning on a
- * listening socket that stays readable, and serves once fds are back. */
+/* Out of descriptors (4 left): the daemon pauses accept instead of
+ * spinning on a listening socket that stays readable, and serves once
+ * descriptors are back. */
 static void test_emfile_sheds_without_spinning(void **state)
 {
 	enum { NCONN = 48 };
@@ -219,7 +222,7 @@ static void test_emfile_sheds_without_spinning(void **state)
 
 	for (int i = 0; i < 3; i++) {
 		pid = proc_daemon_pid(&c, daemons[i]);
-		low.rlim_cur = (rlim_t)proc_fd_count(pid) + 4;
+		low.rlim_cur = (rlim_t)proc_fd_nth_free(pid, 5);
 		assert_int_equal(prlimit(pid, RLIMIT_NOFILE, NULL, &old[i]), 0);
 		low.rlim_max = old[i].rlim_max;
 		assert_int_equal(prlimit(pid, RLIMIT_NOFILE, &low, NULL), 0);
@@ -268,7 +271,7 @@ static void test_emfile_evicts_cached_file(void **state)
 	check_ok(pvfs_close(fd));
 	idle_wait(1u << 1); /* no client connection left on iod0 */
 	/* Room for one connection and nothing else. */
-	low.rlim_cur = (rlim_t)proc_fd_count(pid) + 1;
+	low.rlim_cur = (rlim_t)proc_fd_nth_free(pid, 2);
 	assert_int_equal(prlimit(pid, RLIMIT_NOFILE, NULL, &old), 0);
 	low.rlim_max = old.rlim_max;
 	assert_int_equal(prlimit(pid, RLIMIT_NOFILE, &low, NULL), 0);

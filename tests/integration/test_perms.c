@@ -306,10 +306,24 @@ op_side(const struct fsys *fs, const char *root, size_t fix,
 
 /* ---- building the fixtures (as root, in the parent) ---- */
 
+/* Fixture numbers: an identity's NDCFG * NFCFG fixtures are in a row. */
+#define PER_IDENT (NDCFG * NFCFG)
 static size_t
 fix_index(size_t id, size_t dc, size_t fc)
 {
-	return (id * NDCFG + dc) * NFCFG + fc;
+	return id * PER_IDENT + dc * NFCFG + fc;
+}
+
+/* "as owner (uid 1001), d 1001:0755, files 1001:0644" */
+static void
+fix_describe(size_t fix, char *buf, size_t n)
+{
+	const struct ident *who = &idents[fix / PER_IDENT];
+	const struct owned *d = &dcfgs[fix / NFCFG % NDCFG], *f = &fcfgs[fix % NFCFG];
+
+	snprintf(buf, n, "as %s (uid %u), d %u:%04o, files %u:%04o, group %u",
+	    who->name, (unsigned)who->uid, (unsigned)d->uid, (unsigned)d->mode,
+	    (unsigned)f->uid, (unsigned)f->mode, GRP);
 }
 
 static int
@@ -443,36 +457,20 @@ child_run(size_t id, int out)
 {
 	char pvfs_root[PATH_MAX];
 	struct result r[2];
-	size_t dc, fc, i;
+	size_t fix, i;
 
 	if (become(&idents[id]) != 0)
 		_exit(3);
 	cluster_path(&c, "perm", pvfs_root);
-	for (dc = 0; dc < NDCFG; dc++) {
-		for (fc = 0; fc < NFCFG; fc++) {
-			size_t fix = fix_index(id, dc, fc);
-
-			for (i = 0; i < NOPS; i++) {
-				r[0] = op_side(&local_fs, local_root, fix, &ops[i]);
-				r[1] = op_side(&pvfs_fs, pvfs_root, fix, &ops[i]);
-				if (write_all(out, r, sizeof(r)) != 0)
-					_exit(4);
-			}
+	for (fix = id * PER_IDENT; fix < (id + 1) * PER_IDENT; fix++) {
+		for (i = 0; i < NOPS; i++) {
+			r[0] = op_side(&local_fs, local_root, fix, &ops[i]);
+			r[1] = op_side(&pvfs_fs, pvfs_root, fix, &ops[i]);
+			if (write_all(out, r, sizeof(r)) != 0)
+				_exit(4);
 		}
 	}
 	_exit(0);
-}
-
-static void
-describe(char *buf, size_t n, size_t id, size_t dc, size_t fc,
-    const struct op *o)
-{
-	snprintf(buf, n, "%s(%s%s%s arg=0%o) as %s (uid %u), d %u:%04o, "
-	    "files %u:%04o, group %u", kind_names[o->kind], o->a,
-	    o->b ? " -> " : "", o->b ? o->b : "", (unsigned)o->arg,
-	    idents[id].name, (unsigned)idents[id].uid, (unsigned)dcfgs[dc].uid,
-	    (unsigned)dcfgs[dc].mode, (unsigned)fcfgs[fc].uid,
-	    (unsigned)fcfgs[fc].mode, GRP);
 }
 
 /* Read one identity's results and compare them; the number that differ. */
@@ -480,24 +478,27 @@ static int
 compare_results(size_t id, int in)
 {
 	struct result r[2];
-	size_t dc, fc, i;
-	char what[512];
+	char what[256];
+	size_t fix, i;
 	int bad = 0;
 
-	for (dc = 0; dc < NDCFG; dc++)
-		for (fc = 0; fc < NFCFG; fc++)
-			for (i = 0; i < NOPS; i++) {
-				assert_int_equal(raw_read(in, r, sizeof(r)), 0);
-				ncases++;
-				if (r[0].ret == r[1].ret && r[0].err == r[1].err)
-					continue;
-				describe(what, sizeof(what), id, dc, fc, &ops[i]);
-				fprintf(stderr, "MISMATCH %s: local %d (%s), "
-				    "pvfs %d (%s)\n", what, r[0].ret,
-				    strerror(r[0].err), r[1].ret,
-				    strerror(r[1].err));
-				bad++;
-			}
+	for (fix = id * PER_IDENT; fix < (id + 1) * PER_IDENT; fix++) {
+		for (i = 0; i < NOPS; i++) {
+			const struct op *o = &ops[i];
+
+			assert_int_equal(raw_read(in, r, sizeof(r)), 0);
+			ncases++;
+			if (r[0].ret == r[1].ret && r[0].err == r[1].err)
+				continue;
+			fix_describe(fix, what, sizeof(what));
+			fprintf(stderr, "MISMATCH %s(%s%s%s, 0%o) %s: local %d "
+			    "(%s), pvfs %d (%s)\n", kind_names[o->kind], o->a,
+			    o->b ? " -> " : "", o->b ? o->b : "",
+			    (unsigned)o->arg, what, r[0].ret, strerror(r[0].err),
+			    r[1].ret, strerror(r[1].err));
+			bad++;
+		}
+	}
 	return bad;
 }
 
@@ -541,53 +542,45 @@ run_idents(void)
 
 /* ---- the trees after the operations ---- */
 
-static int
+static void
 state_of(const struct fsys *fs, const char *path, char *buf, size_t n)
 {
 	struct stat st;
 
 	if (fs->stat(path, &st) != 0) {
 		snprintf(buf, n, "missing (%s)", strerror(errno));
-		return 0;
+		return;
 	}
 	snprintf(buf, n, "%s mode %05o uid %u gid %u size %lld",
 	    S_ISDIR(st.st_mode) ? "dir" : "file", (unsigned)(st.st_mode & 07777),
 	    (unsigned)st.st_uid, (unsigned)st.st_gid,
 	    S_ISDIR(st.st_mode) ? 0 : (long long)st.st_size);
-	return 1;
 }
 
 static int
 compare_trees(void)
 {
 	char pvfs_root[PATH_MAX], a[PATH_MAX], b[PATH_MAX], sa[128], sb[128];
-	size_t id, dc, fc, i;
+	char what[256];
+	size_t fix, i;
 	int bad = 0;
 
 	cluster_path(&c, "perm", pvfs_root);
-	for (id = 0; id < NIDENTS; id++)
-		for (dc = 0; dc < NDCFG; dc++)
-			for (fc = 0; fc < NFCFG; fc++)
-				for (i = 0; i < NOUTCOME; i++) {
-					size_t fix = fix_index(id, dc, fc);
-
-					join(a, local_root, fix, outcome[i]);
-					join(b, pvfs_root, fix, outcome[i]);
-					state_of(&local_fs, a, sa, sizeof(sa));
-					state_of(&pvfs_fs, b, sb, sizeof(sb));
-					ncases++;
-					if (strcmp(sa, sb) == 0)
-						continue;
-					fprintf(stderr, "MISMATCH after the ops, "
-					    "c%zu/%s as %s, d %u:%04o, files "
-					    "%u:%04o: local %s, pvfs %s\n", fix,
-					    outcome[i], idents[id].name,
-					    (unsigned)dcfgs[dc].uid,
-					    (unsigned)dcfgs[dc].mode,
-					    (unsigned)fcfgs[fc].uid,
-					    (unsigned)fcfgs[fc].mode, sa, sb);
-					bad++;
-				}
+	for (fix = 0; fix < NFIX; fix++) {
+		for (i = 0; i < NOUTCOME; i++) {
+			join(a, local_root, fix, outcome[i]);
+			join(b, pvfs_root, fix, outcome[i]);
+			state_of(&local_fs, a, sa, sizeof(sa));
+			state_of(&pvfs_fs, b, sb, sizeof(sb));
+			ncases++;
+			if (strcmp(sa, sb) == 0)
+				continue;
+			fix_describe(fix, what, sizeof(what));
+			fprintf(stderr, "MISMATCH after the ops, c%zu/%s %s: "
+			    "local %s, pvfs %s\n", fix, outcome[i], what, sa, sb);
+			bad++;
+		}
+	}
 	return bad;
 }
 

@@ -49,14 +49,17 @@ run_one() {
 	local label=$1 np=$2 prog=$3 log=$tmp/log/$1.log start rc
 	shift 3
 	start=$(date +%s)
-	timeout -k 10 "$TIMEOUT" "$MPIEXEC" -n "$np" "$BIN/$prog" "$@" >"$log" 2>&1
+	# stdin from /dev/null: mpiexec forwards it, which would eat the test list
+	timeout -k 10 "$TIMEOUT" "$MPIEXEC" -n "$np" "$BIN/$prog" "$@" </dev/null >"$log" 2>&1
 	rc=$?
 	if [ $rc -ne 124 ] && [ $rc -ne 137 ] && grep -q '^ No Errors' "$log"; then
 		echo "PASS $label ($(($(date +%s) - start)) s)"
+		[ -n "${ROMIO_VERBOSE:-}" ] && sed 's/^/    /' "$log"
 		passed=$((passed + 1))
 		return
 	fi
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "---- $label: timed out after $TIMEOUT s"
+	[ -n "${ROMIO_VERBOSE:-}" ] && sed 's/^/    /' "$log"
 	echo "FAIL $label (exit $rc): $MPIEXEC -n $np $prog $*"
 	sed 's/^/    /' "$log" | tail -40
 	failed=$((failed + 1))

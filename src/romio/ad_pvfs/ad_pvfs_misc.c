@@ -34,15 +34,10 @@ void ADIOI_PVFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
             ADIOI_GEN_Prealloc(fd, fcntl_struct->diskspace, error_code);
             break;
         case ADIO_FCNTL_SET_ATOMICITY:
-            /* Atomic mode needs byte-range locks, which PVFS does not have. */
-            if (fcntl_struct->atomicity) {
-                *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                                   myname, __LINE__,
-                                                   MPI_ERR_UNSUPPORTED_OPERATION,
-                                                   "**fileopunsupported", 0);
-                return;
-            }
-            fd->atomicity = 0;
+            /* Recorded for MPI_File_get_atomicity, but unsupported: atomic
+             * mode would need byte-range locks, which PVFS does not have
+             * (SetLock is a no-op), so it is no stronger than nonatomic. */
+            fd->atomicity = fcntl_struct->atomicity ? 1 : 0;
             *error_code = MPI_SUCCESS;
             break;
         default:

@@ -171,6 +171,8 @@ static int iod_conn_read_hdr(struct iod_conn *c, struct iod_budget *b)
 	}
 	if (n <= 0)
 		return iod_conn_recv_fail(c, n, "peer closed mid-header");
+	if (c->got == 0)
+		c->frame_start = ev_now(iod.loop);
 	c->got += (size_t)n;
 	if (c->got < PVFS_HDR_LEN)
 		return IOD_STEP_NEXT;
@@ -354,22 +356,36 @@ static void iod_conn_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	iod_conn_drive(c);
 }
 
-/* A peer that sends half a frame and stalls, stops reading its reply, or
- * just sits idle holds a descriptor: close it once nothing has moved for
- * idle_timeout.  Readiness is the measure, since each callback moves bytes
- * or ends the connection. */
+/* Why c must close at now, or NULL.  A peer that sends half a frame and
+ * stalls, stops reading its reply, or just sits idle holds a descriptor:
+ * it goes once nothing has moved for idle_timeout (readiness is the
+ * measure: each callback moves bytes or ends the connection).  One that
+ * trickles a frame (slowloris) goes once that frame is older than it. */
+static const char *iod_conn_expired(const struct iod_conn *c, ev_tstamp now)
+{
+	int in_frame = (c->state == IOD_CONN_READ_HDR && c->got > 0) ||
+	    c->state == IOD_CONN_READ_BODY;
+
+	if (in_frame && now - c->frame_start >= iod.idle_timeout)
+		return "frame too slow";
+	if (now - c->last_io < iod.idle_timeout)
+		return NULL;
+	return c->state == IOD_CONN_READ_HDR && c->got == 0 ? "idle timeout" :
+	    "stalled mid-request";
+}
+
 static void iod_conn_idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct iod_conn *c, *next;
 	ev_tstamp now = ev_now(loop);
+	const char *why;
 
 	for (c = TAILQ_FIRST(&iod.conns); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, entry);
-		if (now - c->last_io < iod.idle_timeout)
+		if ((why = iod_conn_expired(c, now)) == NULL)
 			continue;
-		c->why = c->state == IOD_CONN_READ_HDR && c->got == 0 ?
-		    "idle timeout" : "stalled mid-request";
-		c->quiet = c->state == IOD_CONN_READ_HDR && c->got == 0;
+		c->why = why;
+		c->quiet = strcmp(why, "idle timeout") == 0;
 		c->close_errno = 0;
 		iod_conn_close(c);
 	}

@@ -119,6 +119,7 @@ struct iod_conn {
 	enum iod_conn_state state;
 	char peer[64];            /* "host:port", for logs */
 	ev_tstamp last_io;        /* loop time of the last readiness */
+	ev_tstamp frame_start;    /* first byte of the request's frame */
 
 	uint8_t hdr_raw[PVFS_HDR_LEN];
 	uint8_t body[IOD_BODY_MAX];

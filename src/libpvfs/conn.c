@@ -193,7 +193,7 @@ static int
 conn_connect(const struct conn_pool *p, const char *host, uint16_t port,
     int timeout_ms)
 {
-	int fd, saved;
+	int fd, ufd, saved;
 
 	if (p->sock[0] != '\0' &&
 	    (fd = pvfs_unix_connect(p->sock, timeout_ms)) != -1)
@@ -201,6 +201,14 @@ conn_connect(const struct conn_pool *p, const char *host, uint16_t port,
 	/* pvfs_net_connect gives a non-blocking CLOEXEC socket, tuned. */
 	if ((fd = pvfs_net_connect(host, port, timeout_ms)) == -1)
 		return -1;
+	/* A local mgr listens on its socket before TCP: if TCP answers, a
+	 * socket that did not a moment ago (a restart) answers now, and it
+	 * carries our identity where TCP may be anonymous. */
+	if (p->sock[0] != '\0' &&
+	    (ufd = pvfs_unix_connect(p->sock, timeout_ms)) != -1) {
+		close(fd);
+		return ufd;
+	}
 	if (p->auth != 0 && auth_handshake(p, fd, timeout_ms) != 0) {
 		saved = errno;
 		close(fd);

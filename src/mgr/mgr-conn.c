@@ -257,6 +257,7 @@ mgr_conn_handle(struct mgr_conn *c)
 	int rc;
 
 	c->nreq++;
+	c->frame_start = 0;
 	rc = mgr_op_dispatch(c, &c->hdr, body);
 	c->in_off += PVFS_HDR_LEN + (size_t)c->hdr.body_len;
 	if (c->in_off == c->in_len)
@@ -307,6 +308,10 @@ mgr_conn_drive(struct mgr_conn *c)
 		}
 	}
 want_input:
+	if (avail == 0)
+		c->frame_start = 0;
+	else if (c->frame_start == 0)
+		c->frame_start = ev_now(mgr.loop);
 	if (c->eof) {
 		/* Answer what was asked before the peer's EOF, then close. */
 		c->why = avail > 0 ? "peer closed mid-frame" : "peer closed";
@@ -474,8 +479,9 @@ mgr_conn_listen_unix(int ufd)
 
 /* A peer that sends half a frame and stalls, stops reading its replies,
  * or just sits idle holds a descriptor: close it once nothing has moved
- * for the idle timeout.  A connection waiting for our journal is ours to
- * finish, not the peer's stall. */
+ * for the idle timeout.  One that trickles a frame (slowloris) is closed
+ * once that frame is older than the timeout.  A connection waiting for
+ * our journal is ours to finish, not the peer's stall. */
 static void
 mgr_conn_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -485,6 +491,11 @@ mgr_conn_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	for (c = TAILQ_FIRST(&conn_all); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, entry);
+		if (c->frame_start > 0 &&
+		    now - c->frame_start >= mgr.idle_timeout) {
+			mgr_conn_close(c, 1, "frame too slow");
+			continue;
+		}
 		if (c->held || now - c->last_io < mgr.idle_timeout)
 			continue;
 		idle = c->state == MGR_CONN_HDR && c->in_off == c->in_len &&

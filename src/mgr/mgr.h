@@ -46,6 +46,7 @@ struct mgr_conn {
 	ev_io rio, wio;
 	char peer[64];
 	ev_tstamp last_io;    /* loop time of the last readiness */
+	ev_tstamp frame_start; /* first byte of an incomplete frame, or 0 */
 	int auth;             /* MGR_AUTH_*: how ident was established */
 	struct pvfs_cred ident; /* who the peer is, when auth != MGR_AUTH_NONE */
 	struct pvfs_hdr hdr;  /* the frame being read (state BODY) */

@@ -22,8 +22,7 @@
 #include "pvfs-internal.h"
 #include "tools.h"
 
-/* Exit status, as fsck(8): bits or'ed together. */
-#define FSCK_CLEAN 0
+/* Exit status, as fsck(8): bits or'ed together (0: no orphan). */
 #define FSCK_REPAIRED 1
 #define FSCK_LEFT 4
 #define FSCK_OPERROR 8

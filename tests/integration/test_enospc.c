@@ -186,13 +186,15 @@ int main(void)
 	int rc;
 
 	if (geteuid() != 0) {
-		printf("test_enospc: needs root to mount a small file system\n");
+		printf("test_enospc: mounting a small file system needs "
+		    "root\n");
 		return 77;
 	}
 	/* A private mount namespace: the tmpfs goes away with us. */
 	if (unshare(CLONE_NEWNS) != 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-		printf("test_enospc: no mount namespace: %s\n", strerror(errno));
+		printf("test_enospc: no mount namespace: %s\n",
+		    strerror(errno));
 		return 77;
 	}
 	rng_init(&rng, "test_enospc");

@@ -1,7 +1,8 @@
 /*
  * test_idle.c - daemons bound what a silent or greedy peer can hold:
- * idle and half-sent connections are closed after the idle timeout
- * (PVFS_IDLE_TIMEOUT=1 here) while a busy one is not; the client notices a
+ * idle and half-sent connections, and frames trickled a byte at a time,
+ * are closed after the idle timeout (PVFS_IDLE_TIMEOUT=1 here) while a
+ * busy connection is not; the client notices a
  * pooled connection the server closed and reconnects without sending a
  * request twice; the daemons raise their descriptor limit, and when out of
  * descriptors they neither crash nor spin, and serve again afterwards; an
@@ -133,6 +134,39 @@ static void test_silent_peers_closed(void **state)
 	assert_true(dt >= IDLE * 0.9 && dt < CLOSE_MAX);
 }
 
+/* Slowloris: a byte of a header every 0.3 s keeps bytes moving but the
+ * frame never completes; it is closed once the frame is older than the
+ * timeout.  Returns when the daemon closed, or fails after 4 timeouts. */
+static void trickle(const char *daemon)
+{
+	struct pvfs_hdr h = { PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION,
+		ping_op(daemon), 3, 0, 0, 0 };
+	uint8_t raw[PVFS_HDR_LEN], b;
+	int fd = raw_connect(&c, daemon, 1);
+	double t0 = mono_now();
+
+	pvfs_hdr_encode(&h, raw);
+	for (size_t i = 0; i < sizeof(raw) - 1; i++) {
+		if (send(fd, raw + i, 1, MSG_NOSIGNAL) != 1)
+			break;
+		usleep(300000);
+		/* recv gives 0 at EOF, -1 on a reset or the 1 s receive bound
+		 * (nothing to read: the daemon still waits for the frame). */
+		if (recv(fd, &b, 1, MSG_DONTWAIT) == 0)
+			break;
+	}
+	print_message("%s: trickled header closed after %.2f s\n", daemon,
+	    mono_now() - t0);
+	assert_true(mono_now() - t0 < CLOSE_MAX);
+	close(fd);
+}
+
+static void test_trickling_peer_closed(void **state)
+{
+	for (size_t i = 0; i < sizeof(daemons) / sizeof(*daemons); i++)
+		trickle(daemons[i]);
+}
+
 /* A connection in use is never cut, however long it lives. */
 static void test_busy_peer_kept(void **state)
 {
@@ -144,7 +178,7 @@ static void test_busy_peer_kept(void **state)
 	while (mono_now() - t0 < 3 * IDLE + 0.5) {
 		for (int i = 0; i < 3; i++)
 			ping(fd[i], ping_op(daemons[i]));
-		usleep((useconds_t)(IDLE * 400000));
+		usleep((useconds_t)(IDLE * 250000));
 	}
 	for (int i = 0; i < 3; i++)
 		close(fd[i]);
@@ -292,6 +326,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nofile_raised),
 		cmocka_unit_test(test_silent_peers_closed),
+		cmocka_unit_test(test_trickling_peer_closed),
 		cmocka_unit_test(test_busy_peer_kept),
 		cmocka_unit_test(test_pooled_connection_reconnects),
 		cmocka_unit_test(test_emfile_sheds_without_spinning),

@@ -113,7 +113,8 @@ static int client_round(int fd, int idx, struct rng *r, struct shadow *sh,
 	off = rng_range(r, 0, FILE_SZ - 1);
 	want = shadow_expect_len(sh, off, CHUNK_MAX);
 	if (pvfs_pread(fd, back, CHUNK_MAX, (off_t)off) != (ssize_t)want)
-		return client_fail(res, "pread at %llu", (unsigned long long)off);
+		return client_fail(res, "pread at %llu",
+		    (unsigned long long)off);
 	if (memcmp(back, sh->data + off, want) != 0)
 		return client_fail(res, "wrong bytes at %llu",
 		    (unsigned long long)off);

@@ -7,6 +7,7 @@
  */
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -51,13 +52,64 @@ struct usage {
 	long rss_kb;
 };
 
+/* Under ASan the daemons, being daemonized, would print a leak report to
+ * /dev/null at exit: send their reports to files and fail on any. */
+#ifdef __SANITIZE_ADDRESS__
+static char san_dir[64];
+
+static int san_log_setup(void)
+{
+	const char *old = getenv("ASAN_OPTIONS");
+	char opts[1024];
+
+	snprintf(san_dir, sizeof(san_dir), "/tmp/pvfs-vanish-san.XXXXXX");
+	if (mkdtemp(san_dir) == NULL)
+		return -1;
+	snprintf(opts, sizeof(opts), "%s%slog_path=%s/daemon",
+	    old != NULL ? old : "", old != NULL && *old ? ":" : "", san_dir);
+	return setenv("ASAN_OPTIONS", opts, 1);
+}
+
+/* 0 if no daemon wrote a report; removes the reports either way. */
+static int san_log_check(void)
+{
+	char path[PATH_MAX], line[512];
+	struct dirent *e;
+	int bad = 0;
+	DIR *d;
+	FILE *f;
+
+	if (san_dir[0] == '\0' || (d = opendir(san_dir)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", san_dir, e->d_name);
+		if ((f = fopen(path, "r")) != NULL) {
+			while (fgets(line, sizeof(line), f) != NULL)
+				fputs(line, stderr);
+			fclose(f);
+		}
+		bad = 1;
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(san_dir);
+	return bad ? -1 : 0;
+}
+#else
+static int san_log_setup(void) { return 0; }
+static int san_log_check(void) { return 0; }
+#endif
+
 static int group_setup(void **state)
 {
 	int fd;
 
 	rng_init(&rng, "test_vanish");
 	seed = rng_next(&rng);
-	if ((big = malloc(BIG)) == NULL || cluster_start(&c, NIODS) < 0)
+	if (san_log_setup() != 0 || (big = malloc(BIG)) == NULL ||
+	    cluster_start(&c, NIODS) < 0)
 		return -1;
 	pattern_fill(big, BIG, 0, seed);
 	fd = pvfs_open("/pvfs/big", O_CREAT | O_RDWR, 0644);
@@ -67,10 +119,18 @@ static int group_setup(void **state)
 	return 0;
 }
 
+/* After the daemons exited: under ASan, their leak reports. */
 static int group_teardown(void **state)
 {
+	int rc = cluster_stop(&c);
+
 	free(big);
-	return cluster_stop(&c);
+	if (san_log_check() != 0) {
+		fprintf(stderr, "test_vanish: a daemon reported leaks or "
+		    "errors (above)\n");
+		rc = -1;
+	}
+	return rc;
 }
 
 /* The child's endless work: rewriting the same bytes keeps the file's
@@ -82,7 +142,8 @@ static void __attribute__((noreturn)) child_work(int mode)
 
 	if (mode == 2) {
 		for (unsigned i = 0;; i++) {
-			snprintf(name, sizeof(name), "/pvfs/m%d.%u", getpid(), i);
+			snprintf(name, sizeof(name), "/pvfs/m%d.%u",
+			    (int)getpid(), i);
 			if ((fd = pvfs_open(name, O_CREAT | O_RDWR, 0644)) >= 0)
 				pvfs_close(fd);
 			pvfs_unlink(name);

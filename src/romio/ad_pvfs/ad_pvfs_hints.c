@@ -8,6 +8,8 @@
 #include "adioi.h"
 #include "hint_fns.h"
 
+/* The striping keys stay out of fd->info unless the user gives them: Open
+ * fills in the others from the file's real distribution. */
 static void pvfs_hint_defaults(ADIO_File fd)
 {
     MPI_Info_create(&fd->info);
@@ -16,9 +18,6 @@ static void pvfs_hint_defaults(ADIO_File fd)
     fd->hints->start_iodevice = -1;
     fd->hints->fs_hints.pvfs.listio_read = ADIOI_HINT_ENABLE;
     fd->hints->fs_hints.pvfs.listio_write = ADIOI_HINT_ENABLE;
-    ADIOI_Info_set(fd->info, "striping_factor", "0");
-    ADIOI_Info_set(fd->info, "striping_unit", "0");
-    ADIOI_Info_set(fd->info, "start_iodevice", "-1");
     ADIOI_Info_set(fd->info, "romio_pvfs_listio_read", "enable");
     ADIOI_Info_set(fd->info, "romio_pvfs_listio_write", "enable");
 }

@@ -35,23 +35,32 @@ static int pvfs_open_perm(ADIO_File fd)
     return old_mask ^ 0666;
 }
 
-/* Publish the file's distribution as the striping hints. */
+/* A striping hint the user did not give takes the file's real value, so
+ * MPI_File_get_info tells the distribution, and ROMIO aligns collective
+ * file domains to real stripes (striping_unit).  A given hint stays as
+ * given, like every other ROMIO hint. */
+static void pvfs_report_stripe(ADIO_File fd, const char *key, int *hint, int real)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag;
+
+    ADIOI_Info_get(fd->info, key, MPI_MAX_INFO_VAL, value, &flag);
+    if (flag)
+        return;
+    *hint = real;
+    snprintf(value, sizeof(value), "%d", real);
+    ADIOI_Info_set(fd->info, key, value);
+}
+
 static void pvfs_report_stripes(ADIO_File fd)
 {
     struct pvfs_filestat meta;
-    char value[32];
 
     if (pvfs_ioctl(fd->fd_sys, PVFS_GETMETA, &meta) == -1)
         return;
-    fd->hints->striping_factor = meta.pcount;
-    fd->hints->striping_unit = meta.ssize;
-    fd->hints->start_iodevice = meta.base;
-    snprintf(value, sizeof(value), "%d", (int) meta.pcount);
-    ADIOI_Info_set(fd->info, "striping_factor", value);
-    snprintf(value, sizeof(value), "%d", (int) meta.ssize);
-    ADIOI_Info_set(fd->info, "striping_unit", value);
-    snprintf(value, sizeof(value), "%d", (int) meta.base);
-    ADIOI_Info_set(fd->info, "start_iodevice", value);
+    pvfs_report_stripe(fd, "striping_factor", &fd->hints->striping_factor, meta.pcount);
+    pvfs_report_stripe(fd, "striping_unit", &fd->hints->striping_unit, meta.ssize);
+    pvfs_report_stripe(fd, "start_iodevice", &fd->hints->start_iodevice, meta.base);
 }
 
 void ADIOI_PVFS_Open(ADIO_File fd, int *error_code)

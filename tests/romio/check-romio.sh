@@ -77,6 +77,13 @@ while read -r name np args; do
 	run_one "$name" "$np" "$name" ${args//@FILE@/pvfs:$mnt/$name}
 done <"$HERE/romio-tests.txt"
 romio_passed=$passed
+# every listed test must have run (a loop that stops early passes nothing)
+listed=$(grep -cEv '^(#|[[:space:]]*$)' "$HERE/romio-tests.txt")
+if [ $((passed + failed)) -ne "$listed" ]; then
+	echo "FAIL: ran $((passed + failed)) of the $listed listed ROMIO tests"
+	failed=$((failed + 1))
+	failures="$failures (list)"
+fi
 
 echo "== the project's MPI-IO tests"
 run_one mpiio-rw 4 mpiio-rw "pvfs:$mnt/rw"

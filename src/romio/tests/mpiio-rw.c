@@ -70,7 +70,7 @@ static int concurrent(MPI_File fh, int64_t size)
 	}
 	CHECK_MPI(MPI_File_sync(fh));
 	MPI_Barrier(MPI_COMM_WORLD);
-	memset(buf, 0, size);
+	memset(buf, 0, (size_t)size);
 	for (int64_t o = 0; o < size; o += BLOCK) {
 		int n = size - o < BLOCK ? (int)(size - o) : BLOCK;
 		CHECK_MPI(MPI_File_read_at(fh, next + o, buf + o, n, MPI_BYTE,
@@ -232,6 +232,12 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	size = argc > 2 ? atoll(argv[2]) : 4 << 20;
+	if (size < RECORD || size > INT32_MAX / 8) {
+		if (rank == 0)
+			fprintf(stderr, "mpiio-rw: BYTES_PER_RANK must be %d..%d\n", RECORD,
+			    INT32_MAX / 8);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
 	seed = check_seed();
 	fh = open_file(argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR);
 	err += hints(argv[1]);

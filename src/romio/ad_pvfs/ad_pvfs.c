@@ -8,7 +8,7 @@
 
 struct ADIOI_Fns_struct ADIO_PVFS_operations = {
     ADIOI_PVFS_Open,            /* Open */
-    ADIOI_GEN_OpenColl,         /* OpenColl */
+    ADIOI_PVFS_OpenColl,        /* OpenColl: ROMIO's, then marks a synchronizing close */
     ADIOI_PVFS_ReadContig,      /* ReadContig */
     ADIOI_PVFS_WriteContig,     /* WriteContig */
     ADIOI_GEN_ReadStridedColl,  /* ReadStridedColl: two-phase */

@@ -11,6 +11,7 @@
 #include <pvfs.h>
 
 void ADIOI_PVFS_Open(ADIO_File fd, int *error_code);
+void ADIOI_PVFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
 void ADIOI_PVFS_Close(ADIO_File fd, int *error_code);
 void ADIOI_PVFS_ReadContig(ADIO_File fd, void *buf, int count,
                            MPI_Datatype datatype, int file_ptr_type,

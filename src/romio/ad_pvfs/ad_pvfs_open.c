@@ -95,10 +95,38 @@ void ADIOI_PVFS_Open(ADIO_File fd, int *error_code)
     *error_code = MPI_SUCCESS;
 }
 
+/* Unlinking a PVFS file frees its data at once, even while other clients
+ * have it open (no POSIX unlink-while-open), so no rank may leave
+ * MPI_File_close while another still does I/O: a delete right after the
+ * close would pull the data from under it.  ROMIO itself synchronizes the
+ * close only on file systems with shared file pointers.  The barrier in
+ * Close is safe only when every rank will call Close: the collective open
+ * succeeded everywhere and was not deferred.  OpenColl decides, marking
+ * fd->fs_ptr; the create step's close and the close of a partly failed
+ * open come before or without the mark. */
+static char pvfs_close_is_collective;
+
+void ADIOI_PVFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
+{
+    int failed, any_failed;
+
+    ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
+    failed = *error_code != MPI_SUCCESS;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
+    if (!any_failed && !fd->hints->deferred_open)
+        fd->fs_ptr = &pvfs_close_is_collective;
+}
+
 void ADIOI_PVFS_Close(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_PVFS_CLOSE";
-    int err = pvfs_close(fd->fd_sys);
+    int err;
+
+    if (fd->fs_ptr == &pvfs_close_is_collective) {
+        fd->fs_ptr = NULL;
+        MPI_Barrier(fd->comm);
+    }
+    err = pvfs_close(fd->fd_sys);
 
     fd->fd_sys = -1;
     if (err == -1) {

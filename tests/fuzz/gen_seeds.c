@@ -61,8 +61,11 @@ int
 main(int argc, char **argv)
 {
 	const char *tab = "node0:/meta /pvfs pvfs port=3000,timeout=5 0 0\n"
-	    "# comment\nh:/m /scratch pvfs defaults\n";
-	const char *iodtab = "127.0.0.1:7000\n[::1]:7001\nhost\n";
+	    "# comment\nh:/m /scratch pvfs defaults\n"
+	    "h:/m /sec pvfs sock=/run/pvfs/mgr.sock,auth=munge,"
+	    "munge_socket=/run/munge/munge.socket.2 0 0\n";
+	const char *iodtab = "127.0.0.1:7000\n[::1]:7001\nhost\n"
+	    "127.0.0.1:7002 unix=/run/pvfs/iod2.sock\n";
 	uint8_t pat[40];
 
 	if (argc != 2)

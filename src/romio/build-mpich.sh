@@ -60,6 +60,7 @@ install_build_deps() {
 	[ -z "$missing" ] && return 0
 	[ "$(id -u)" = 0 ] || fail "missing packages:$missing (install them as root)"
 	step "installing$missing"
+	# shellcheck disable=SC2086  # a list of package names
 	DEBIAN_FRONTEND=noninteractive run apt-install apt-get install -y -qq $missing
 }
 

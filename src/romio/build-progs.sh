@@ -20,15 +20,17 @@ ROMIO_TEST_BUILD=$WORK/build/src/mpi/romio/test # configured sources (misc.c)
 [ -x "$MPICC" ] || { echo "build-progs: $MPICC missing (run build-mpich.sh)" >&2; exit 1; }
 mkdir -p "$OUT"
 
-# cc OUT SRC [FLAGS...]: compile when SRC is newer than OUT.
+# cc OUT SRC [FLAGS...]: compile when SRC (or $DEP, when set) is newer than OUT.
+DEP=
 cc() {
 	local out=$1 src=$2
 	shift 2
-	[ "$out" -nt "$src" ] && return 0
+	[ "$out" -nt "$src" ] && { [ -z "$DEP" ] || [ "$out" -nt "$DEP" ]; } && return 0
 	"$MPICC" -O2 -o "$out" "$src" "$@" || { echo "build-progs: $src failed" >&2; exit 1; }
 }
 
 # ROMIO's tests, as their authors wrote them (their warnings are not ours).
+# shellcheck disable=SC2013  # one name per line, no spaces
 for name in $(awk '!/^#/ && NF { print $1 }' "$PVFS_SRC/tests/romio/romio-tests.txt"); do
 	src=$ROMIO_TEST/$name.c
 	[ -f "$src" ] || src=$ROMIO_TEST_BUILD/$name.c
@@ -36,10 +38,12 @@ for name in $(awk '!/^#/ && NF { print $1 }' "$PVFS_SRC/tests/romio/romio-tests.
 done
 cp -p "$ROMIO_TEST/test_hintfile" "$OUT/test_hintfile"
 
-STRICT="-Wall -Wextra -Werror -std=gnu11"
+STRICT=(-Wall -Wextra -Werror -std=gnu11)
+DEP=$HERE/tests/mpiio-check.h
 for t in mpiio-rw mpiio-darray; do
-	cc "$OUT/$t" "$HERE/tests/$t.c" $STRICT
+	cc "$OUT/$t" "$HERE/tests/$t.c" "${STRICT[@]}"
 done
+DEP=
 # The bench also calls libpvfs itself: the native half of each comparison.
-cc "$OUT/bench-mpiio" "$HERE/bench-mpiio.c" $STRICT -I"$PVFS_SRC/include" \
+cc "$OUT/bench-mpiio" "$HERE/bench-mpiio.c" "${STRICT[@]}" -I"$PVFS_SRC/include" \
 	-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lpvfs

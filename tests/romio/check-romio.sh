@@ -21,10 +21,10 @@ TIMEOUT=${ROMIO_TEST_TIMEOUT:-300}
 MPIEXEC=$PREFIX/bin/mpiexec
 UNSUPPORTED="atomicity shared_fp ordered_fp"
 
-[ -x "$MPIEXEC" ] && [ -x "$BIN/simple" ] || {
+if [ ! -x "$MPIEXEC" ] || [ ! -x "$BIN/simple" ]; then
 	echo "check-romio: no MPICH in $PREFIX or programs in $BIN (run make romio)" >&2
 	exit 1
-}
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pvfs-romio.XXXXXX")
 # The mount prefix is also a local directory: syshints needs one path that
 # names its hint file in both file systems.

@@ -22,34 +22,36 @@ static void pvfs_hint_defaults(ADIO_File fd)
     ADIOI_Info_set(fd->info, "romio_pvfs_listio_write", "enable");
 }
 
+/* A value that differs from rank 0's is not taken (the rank keeps the
+ * default) and yields MPI_ERR_NOT_SAME; ROMIO's open ignores that code, so
+ * a file is created with rank 0's distribution.  ROMIO's own hints are set
+ * in any case: the rest of ROMIO relies on them. */
 void ADIOI_PVFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
 {
     static char myname[] = "ADIOI_PVFS_SETINFO";
+    int ours = MPI_SUCCESS;
 
-    *error_code = MPI_SUCCESS;
     /* The distribution is fixed at creation: read these at open only. */
     if (fd->info == MPI_INFO_NULL) {
         pvfs_hint_defaults(fd);
         if (users_info != MPI_INFO_NULL) {
             ADIOI_Info_check_and_install_int(fd, users_info, "striping_factor",
-                                             &fd->hints->striping_factor, myname, error_code);
+                                             &fd->hints->striping_factor, myname, &ours);
             ADIOI_Info_check_and_install_int(fd, users_info, "striping_unit",
-                                             &fd->hints->striping_unit, myname, error_code);
+                                             &fd->hints->striping_unit, myname, &ours);
             ADIOI_Info_check_and_install_int(fd, users_info, "start_iodevice",
-                                             &fd->hints->start_iodevice, myname, error_code);
+                                             &fd->hints->start_iodevice, myname, &ours);
         }
-        if (*error_code != MPI_SUCCESS)
-            return;
     }
     if (users_info != MPI_INFO_NULL) {
         ADIOI_Info_check_and_install_enabled(fd, users_info, "romio_pvfs_listio_read",
                                              &fd->hints->fs_hints.pvfs.listio_read, myname,
-                                             error_code);
+                                             &ours);
         ADIOI_Info_check_and_install_enabled(fd, users_info, "romio_pvfs_listio_write",
                                              &fd->hints->fs_hints.pvfs.listio_write, myname,
-                                             error_code);
-        if (*error_code != MPI_SUCCESS)
-            return;
+                                             &ours);
     }
     ADIOI_GEN_SetInfo(fd, users_info, error_code);
+    if (*error_code == MPI_SUCCESS)
+        *error_code = ours;
 }

@@ -89,8 +89,13 @@ void ADIOI_PVFS_Open(ADIO_File fd, int *error_code)
         *error_code = ADIOI_Err_create_code(myname, fd->filename, errno);
         return;
     }
-    if (fd->access_mode & ADIO_APPEND)
-        fd->fp_ind = pvfs_lseek(fd->fd_sys, 0, SEEK_END);
+    if ((fd->access_mode & ADIO_APPEND) &&
+        (fd->fp_ind = pvfs_lseek(fd->fd_sys, 0, SEEK_END)) == -1) {
+        *error_code = ADIOI_Err_create_code(myname, fd->filename, errno);
+        pvfs_close(fd->fd_sys);
+        fd->fd_sys = -1;
+        return;
+    }
     pvfs_report_stripes(fd);
     *error_code = MPI_SUCCESS;
 }

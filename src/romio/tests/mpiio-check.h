@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* The byte at file offset off of a file filled for seed: any offset can be
  * checked on its own, whoever wrote it. */
@@ -25,14 +26,19 @@ check_byte(uint64_t seed, int64_t off)
 	return (unsigned char)(z >> (8 * ((uint64_t)off % 8)));
 }
 
-/* Same seed on every rank: rank 0's, from PVFS_TEST_SEED or the clock. */
+/* Same seed on every rank: rank 0's, from PVFS_TEST_SEED or the clock
+ * (nanoseconds: every run gets another). */
 static inline uint64_t
 check_seed(void)
 {
 	const char *env = getenv("PVFS_TEST_SEED");
-	unsigned long long seed = env ? strtoull(env, NULL, 0) :
-	    (unsigned long long)MPI_Wtime() * 1000003ULL;
+	struct timespec ts;
+	unsigned long long seed;
 	int rank;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	seed = env ? strtoull(env, NULL, 0) :
+	    (unsigned long long)ts.tv_sec * 1000000007ULL + (unsigned long long)ts.tv_nsec;
 
 	MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -2,12 +2,14 @@
  * mpiio-rw - the PVFS paper's concurrent read/write test through MPI-IO,
  * then the same file through a noncontiguous view (two-phase collective
  * writes, list-I/O independent reads), the striping hints, resize,
- * atomic mode (accepted; there are no locks) and delete.  Every byte read
- * is checked against the seeded pattern of the file offset it came from.
+ * atomic mode (accepted; there are no locks), a close that waits for the
+ * slowest rank, and delete.  Every byte read is checked against the seeded
+ * pattern of the file offset it came from.
  *
  *   mpiexec -n 4 mpiio-rw pvfs:/pvfs/dir/file [BYTES_PER_RANK]
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "mpiio-check.h"
 
@@ -165,6 +167,39 @@ static int hints(const char *path)
 	return err;
 }
 
+/* Ranks that disagree on striping_factor: the open still succeeds (ROMIO
+ * ignores the hint check's error at open) and the file gets rank 0's
+ * value, which every rank then reads back from the file itself. */
+static int hints_disagree(const char *path)
+{
+	char name[4096], v[MPI_MAX_INFO_VAL + 1];
+	MPI_Info info;
+	MPI_File fh;
+	int flag, err = 0;
+
+	snprintf(name, sizeof(name), "%s.hints", path);
+	MPI_Info_create(&info);
+	snprintf(v, sizeof(v), "%d", rank % 2 + 1);
+	MPI_Info_set(info, "striping_factor", v);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
+	    &fh));
+	MPI_Info_free(&info);
+	CHECK_MPI(MPI_File_close(&fh));
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+	CHECK_MPI(MPI_File_get_info(fh, &info));
+	MPI_Info_get(info, "striping_factor", MPI_MAX_INFO_VAL, v, &flag);
+	if (!flag || atoi(v) != 1) {
+		fprintf(stderr, "rank %d: striping_factor %s, expected rank 0's 1\n", rank,
+		    flag ? v : "(unset)");
+		err++;
+	}
+	MPI_Info_free(&info);
+	CHECK_MPI(MPI_File_close(&fh));
+	if (rank == 0)
+		CHECK_MPI(MPI_File_delete(name, MPI_INFO_NULL));
+	return err;
+}
+
 /* In atomic mode: each rank writes a record collectively and reads back
  * its neighbour's independently. */
 static int atomic_io(MPI_File fh)
@@ -179,6 +214,36 @@ static int atomic_io(MPI_File fh)
 	CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)next * RECORD, in, RECORD, MPI_BYTE,
 	    MPI_STATUS_IGNORE));
 	return compare(in, (int64_t)next * RECORD, RECORD, seed ^ 0xa70, "atomic-mode read");
+}
+
+/* MPI_File_close is a synchronizing point for the driver: PVFS frees a
+ * file's data at unlink even while it is open, so rank 0 closing and
+ * deleting at once must not pull the data from under a slower rank that
+ * still reads before its close (ROMIO's noncontig test does this). */
+static int close_then_delete(const char *path)
+{
+	static unsigned char buf[BLOCK];
+	char name[4096];
+	MPI_File fh;
+	int err = 0;
+
+	snprintf(name, sizeof(name), "%s.del", path);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
+	    MPI_INFO_NULL, &fh));
+	if (rank == 0) {
+		fill(buf, 0, BLOCK, seed ^ 0xde1);
+		CHECK_MPI(MPI_File_write_at(fh, 0, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank != 0) {
+		usleep(300000);
+		CHECK_MPI(MPI_File_read_at(fh, 0, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE));
+		err += compare(buf, 0, BLOCK, seed ^ 0xde1, "read just before close");
+	}
+	CHECK_MPI(MPI_File_close(&fh));
+	if (rank == 0)
+		CHECK_MPI(MPI_File_delete(name, MPI_INFO_NULL));
+	return err;
 }
 
 /* Resize, atomic mode (accepted, no locks), delete. */
@@ -241,8 +306,10 @@ int main(int argc, char **argv)
 	seed = check_seed();
 	fh = open_file(argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR);
 	err += hints(argv[1]);
+	err += hints_disagree(argv[1]);
 	err += concurrent(fh, size);
 	err += interleaved(fh, size, seed ^ 0x5555);
+	err += close_then_delete(argv[1]);
 	err += file_ops(&fh, argv[1]);
 	err = check_verdict(err);
 	MPI_Finalize();

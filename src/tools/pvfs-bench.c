@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,9 @@ usage(FILE *f)
 "       " PROG " tcp-send HOST:PORT [--size N] [--block N]\n"
 "       " PROG " noncontig [--size N] [--region N] [--path DIR]\n"
 "                             (when built with it: see --version)\n"
+"       " PROG " mpiio [-c N] [--size N] [--block N] [--path P]\n"
+"                             native vs MPI-IO in the same N ranks (mpiexec\n"
+"                             $PVFS_MPIEXEC runs $PVFS_BENCH_MPIIO; make romio)\n"
 "       " PROG " --help | --version\n"
 "\n"
 "data: N client processes (fork) each write, then read, their own\n"
@@ -708,6 +712,44 @@ cmd_noncontig(const struct opts *o)
 	return rc == 0 ? 0 : 1;
 }
 
+/* mpiio: the MPI-IO job is src/romio/bench-mpiio, built by make romio with
+ * MPICH's mpicc (pvfs-bench itself links no MPI); it runs the native and
+ * the MPI-IO phases in the same ranks, so pvfs-bench only launches it. */
+static int
+cmd_mpiio(const struct opts *o)
+{
+	const char *mpiexec = getenv("PVFS_MPIEXEC");
+	const char *prog = getenv("PVFS_BENCH_MPIIO");
+	char url[PATH_MAX + 8], np[16], size[24], block[24];
+	struct where w;
+	pid_t pid;
+	int st;
+
+	if (where_init(&w, o->path, o->local_dir, "pvfs-bench-mpiio") != 0)
+		return 1;
+	mpiexec = mpiexec != NULL ? mpiexec : "mpiexec";
+	prog = prog != NULL ? prog : "bench-mpiio";
+	snprintf(url, sizeof(url), "pvfs:%s", w.pvfs);
+	snprintf(np, sizeof(np), "%d", o->clients);
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)o->size);
+	snprintf(block, sizeof(block), "%llu", (unsigned long long)o->block);
+	fflush(stdout);
+	if ((pid = fork()) < 0) {
+		bench_err("fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execlp(mpiexec, mpiexec, "-n", np, prog, url, size, block,
+		    (char *)NULL);
+		bench_err("%s: %s (set PVFS_MPIEXEC and PVFS_BENCH_MPIIO; "
+		    "make romio builds both)", mpiexec, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -723,7 +765,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-		printf(PROG " %s\njobs: data meta tcp tcp-sink tcp-send%s\n",
+		printf(PROG " %s\njobs: data meta tcp tcp-sink tcp-send mpiio%s\n",
 		    PACKAGE_VERSION, bench_noncontig != NULL ? " noncontig" : "");
 		return 0;
 	}
@@ -747,6 +789,8 @@ main(int argc, char **argv)
 		return cmd_tcp(&o);
 	if (strcmp(cmd, "noncontig") == 0)
 		return cmd_noncontig(&o);
+	if (strcmp(cmd, "mpiio") == 0)
+		return cmd_mpiio(&o);
 	usage_error("unknown job '%s'", cmd);
 	return EXIT_USAGE;
 }

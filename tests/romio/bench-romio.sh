@@ -21,4 +21,6 @@ trap '"$PVFS_BUILDDIR/pvfs-local" stop "$tmp/fs" >/dev/null 2>&1; rm -rf "$tmp"'
 	{ cat "$tmp/start.log"; exit 1; }
 export PVFSTAB_FILE=$tmp/fs/pvfstab
 echo "bench-romio: $IODS iods (pvfs-local, loopback), $(nproc) cores"
-"$PREFIX/bin/mpiexec" -n "$NPROCS" "$BIN/bench-mpiio" pvfs:/pvfs/bench "$SIZE" "$BLOCK"
+PVFS_MPIEXEC=$PREFIX/bin/mpiexec PVFS_BENCH_MPIIO=$BIN/bench-mpiio \
+	"$PVFS_BUILDDIR/pvfs-bench" mpiio -c "$NPROCS" --size "$SIZE" --block "$BLOCK" \
+	--path /pvfs/bench

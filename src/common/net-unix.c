@@ -16,6 +16,8 @@
 
 #include "common.h"
 
+#define UNIX_PROBE_MS 1000 /* how long a live daemon may take to accept */
+
 static int
 unix_addr(const char *path, struct sockaddr_un *sun)
 {
@@ -30,47 +32,53 @@ unix_addr(const char *path, struct sockaddr_un *sun)
 }
 
 /* A socket file nobody accepts on is a dead daemon's: remove it.  One a
- * live daemon serves must not be taken over. */
+ * live daemon serves must not be taken over, even when its backlog is
+ * full (the probe times out). */
 static int
-unix_clear_stale(const struct sockaddr_un *sun)
+unix_clear_stale(const char *path)
 {
 	struct stat st;
-	int fd, rc;
+	int fd;
 
-	if (lstat(sun->sun_path, &st) != 0)
+	if (lstat(path, &st) != 0)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISSOCK(st.st_mode)) {
 		errno = EEXIST;
 		return -1;
 	}
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return -1;
-	rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
-	close(fd);
-	if (rc == 0) {
+	if ((fd = pvfs_unix_connect(path, UNIX_PROBE_MS)) != -1 ||
+	    errno == ETIMEDOUT) {
+		if (fd != -1)
+			close(fd);
 		errno = EADDRINUSE;
 		return -1;
 	}
 	if (errno != ECONNREFUSED)
 		return -1;
-	return unlink(sun->sun_path) == 0 || errno == ENOENT ? 0 : -1;
+	return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 
 int
 pvfs_unix_listen(const char *path)
 {
 	struct sockaddr_un sun;
-	int fd, err;
+	mode_t mask;
+	int fd, rc, err;
 
-	if (unix_addr(path, &sun) != 0 || unix_clear_stale(&sun) != 0)
+	if (unix_addr(path, &sun) != 0 || unix_clear_stale(path) != 0)
 		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0)
+	/* Every local user may connect: the mgr learns who from the kernel.
+	 * The mode comes from bind itself: a chmod(path) after it would
+	 * follow whatever another user put at path in between. */
+	mask = umask(0111);
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(mask);
+	if (rc != 0)
 		goto fail;
-	/* Every local user may connect: the mgr learns who from the kernel. */
-	if (chmod(path, 0666) != 0 || listen(fd, 1024) != 0) {
+	if (listen(fd, 1024) != 0) {
 		err = errno;
 		unlink(path);
 		errno = err;

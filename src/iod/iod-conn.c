@@ -450,12 +450,18 @@ static void iod_conn_new(int fd)
 	log_debug("%s: connected (%u connections)", c->peer, iod.nconns);
 }
 
+/* Accept paused since the last one that succeeded. */
+static int iod_conn_starved;
+
 /* Out of descriptors: stop accepting for a while rather than spin on a
- * listening socket that stays readable. */
+ * listening socket that stays readable.  Logged once until an accept
+ * succeeds, not at every retry. */
 static void iod_conn_accept_pause(void)
 {
-	log_warn("accept: %s; pausing %.1fs", strerror(errno),
-	    IOD_EMFILE_DELAY);
+	if (!iod_conn_starved)
+		log_warn("accept: %s; pausing %.1fs", strerror(errno),
+		    IOD_EMFILE_DELAY);
+	iod_conn_starved = 1;
 	ev_io_stop(iod.loop, &iod.accept_io);
 	ev_io_stop(iod.loop, &iod.accept_uio);
 	ev_timer_set(&iod.accept_timer, IOD_EMFILE_DELAY, 0.);
@@ -468,6 +474,7 @@ void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 	for (i = 0; i < IOD_ACCEPT_BATCH; i++) {
 		if ((fd = pvfs_net_accept(w->fd)) != -1) {
+			iod_conn_starved = 0;
 			iod_conn_new(fd);
 			continue;
 		}

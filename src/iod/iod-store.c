@@ -98,6 +98,18 @@ static int iod_store_evict_one(void)
 	return 0;
 }
 
+/* openat under DATADIR; every descriptor the store opens comes from here,
+ * so none fails with EMFILE while the cache holds an idle one. */
+static int iod_store_openat(const char *path, int flags, mode_t mode)
+{
+	int fd = openat(iod_store_dirfd, path, flags, mode);
+
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
+	    iod_store_evict_one())
+		fd = openat(iod_store_dirfd, path, flags, mode);
+	return fd;
+}
+
 void iod_store_shutdown(void)
 {
 	struct iod_file *f;
@@ -128,12 +140,12 @@ static int iod_store_open(uint64_t ino, int create)
 	int fd;
 
 	iod_store_path(ino, path, sizeof path);
-	fd = openat(iod_store_dirfd, path, flags, 0600);
+	fd = iod_store_openat(path, flags, 0600);
 	if (fd == -1 && errno == ENOENT && create) {
 		iod_store_subdir(ino, sub, sizeof sub);
 		if (mkdirat(iod_store_dirfd, sub, 0700) != 0 && errno != EEXIST)
 			return -1;
-		fd = openat(iod_store_dirfd, path, flags, 0600);
+		fd = iod_store_openat(path, flags, 0600);
 	}
 	return fd;
 }
@@ -151,11 +163,7 @@ struct iod_file *iod_store_get(uint64_t ino, int create, int *err)
 		f->refs++;
 		return f;
 	}
-	fd = iod_store_open(ino, create);
-	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
-	    iod_store_evict_one())
-		fd = iod_store_open(ino, create);
-	if (fd == -1) {
+	if ((fd = iod_store_open(ino, create)) == -1) {
 		*err = errno;
 		return NULL;
 	}
@@ -224,7 +232,7 @@ int iod_store_sync_dir(uint64_t ino)
 	int fd, rc;
 
 	iod_store_subdir(ino, sub, sizeof sub);
-	fd = openat(iod_store_dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = iod_store_openat(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (fd == -1)
 		return -errno;
 	rc = fsync(fd) == 0 ? 0 : -errno;
@@ -276,7 +284,7 @@ static int iod_store_collect(unsigned sub, uint64_t after,
 	*n = 0;
 	*out = NULL;
 	iod_store_subdir(sub, name, sizeof name);
-	fd = openat(iod_store_dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = iod_store_openat(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (fd == -1)
 		return errno == ENOENT ? 0 : -errno;
 	if ((d = fdopendir(fd)) == NULL) {

@@ -27,22 +27,35 @@
 
 #define AUTH_MUNGE_LIB "libmunge.so.2"
 
+static uint64_t
+auth_fnv(uint64_t h, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+/* FNV-1a over euid, egid and every group: a process with more groups
+ * than the wire carries must still see a change among them. */
 uint64_t
 auth_who(void)
 {
-	gid_t groups[PVFS_MAX_GROUPS];
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the identity */
-	uint32_t v[2 + PVFS_MAX_GROUPS];
-	int i, n = getgroups(PVFS_MAX_GROUPS, groups);
+	gid_t small[PVFS_MAX_GROUPS], *groups = small;
+	uint64_t h = 0xcbf29ce484222325ull;
+	int i, n = getgroups(PVFS_MAX_GROUPS, small);
 
-	if (n < 0) /* more than the wire carries: they are cut there too */
+	if (n < 0 && (n = getgroups(0, NULL)) > 0 &&
+	    (groups = malloc((size_t)n * sizeof(gid_t))) != NULL)
+		n = getgroups(n, groups);
+	if (n < 0 || groups == NULL) /* changing under us: digest without */
 		n = 0;
-	v[0] = (uint32_t)geteuid();
-	v[1] = (uint32_t)getegid();
+	h = auth_fnv(auth_fnv(h, (uint32_t)geteuid()), (uint32_t)getegid());
 	for (i = 0; i < n; i++)
-		v[2 + i] = (uint32_t)groups[i];
-	for (i = 0; i < (2 + n) * 4; i++)
-		h = (h ^ ((const uint8_t *)v)[i]) * 0x100000001b3ull;
+		h = auth_fnv(h, (uint32_t)groups[i]);
+	if (groups != small)
+		free(groups);
 	return h;
 }
 

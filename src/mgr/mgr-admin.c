@@ -12,11 +12,13 @@
 static struct pvfs_ino_wire admin_inos[PVFS_INOLIST_SPAN];
 
 /* Root, or whoever runs the mgr (pvfs-local runs unprivileged and its
- * user owns every byte anyway).  Squashed root is neither. */
+ * user owns every byte anyway).  Squashed root is neither, and nor is an
+ * anonymous client when the mgr itself runs as nobody. */
 static int
 mgr_admin_allowed(const struct pvfs_cred *cr)
 {
-	return cr->uid == 0 || cr->uid == (uint32_t)geteuid();
+	return cr->uid == 0 ||
+	    (cr->uid == (uint32_t)geteuid() && cr->uid != MGR_NOBODY);
 }
 
 static void

@@ -23,7 +23,6 @@
 
 #include "mgr.h"
 
-#define AUTH_NOBODY 65534
 #define AUTH_PWBUF 16384
 
 #ifdef HAVE_MUNGE
@@ -94,7 +93,7 @@ static void
 mgr_auth_nobody(struct pvfs_cred *cr)
 {
 	memset(cr, 0, sizeof(*cr));
-	cr->uid = cr->gid = AUTH_NOBODY;
+	cr->uid = cr->gid = MGR_NOBODY;
 }
 
 int
@@ -171,8 +170,11 @@ mgr_auth_op(struct mgr_conn *c, void *rq, void *rp)
 	int rc = EOPNOTSUPP;
 
 	memset(&id, 0, sizeof(id));
-	if (c->auth == MGR_AUTH_PEER)
-		return EINVAL; /* the kernel already said who it is */
+	/* Over Unix the kernel already said who it is.  Only as the first
+	 * request: munge_decode blocks the loop, so a peer gets one try per
+	 * connection, not one per frame it can send. */
+	if (c->auth != MGR_AUTH_NONE || c->nreq != 1)
+		return EINVAL;
 	if (q->method != PVFS_AUTH_MUNGE || !mgr.munge)
 		return EOPNOTSUPP;
 #ifdef HAVE_MUNGE

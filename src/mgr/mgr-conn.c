@@ -29,6 +29,7 @@ static ev_io conn_accept_io;
 static int conn_ufd = -1;          /* the Unix socket listener, if any */
 static ev_io conn_uaccept_io;
 static ev_timer conn_backoff;
+static int conn_starved;           /* accept paused since the last success */
 static ev_idle conn_idle;
 static ev_timer conn_idle_sweep;
 
@@ -440,6 +441,7 @@ mgr_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 	for (i = 0; i < CONN_ACCEPT_BATCH; i++) {
 		if ((fd = pvfs_net_accept(w->fd)) != -1) {
+			conn_starved = 0;
 			mgr_conn_new(fd, w == &conn_uaccept_io);
 			continue;
 		}
@@ -447,15 +449,22 @@ mgr_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return;
-		log_warn("accept: %s", strerror(errno));
-		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-		    errno == ENOMEM) {
-			/* Level-triggered accept would spin: pause it. */
-			ev_io_stop(loop, &conn_accept_io);
-			ev_io_stop(loop, &conn_uaccept_io);
-			ev_timer_set(&conn_backoff, CONN_BACKOFF, 0.);
-			ev_timer_start(loop, &conn_backoff);
+		if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS &&
+		    errno != ENOMEM) {
+			log_warn("accept: %s", strerror(errno));
+			return;
 		}
+		/* Level-triggered accept would spin: pause it.  Said once
+		 * until an accept succeeds, not ten times a second for as
+		 * long as descriptors stay short. */
+		if (!conn_starved)
+			log_warn("accept: %s; pausing %.1fs", strerror(errno),
+			    CONN_BACKOFF);
+		conn_starved = 1;
+		ev_io_stop(loop, &conn_accept_io);
+		ev_io_stop(loop, &conn_uaccept_io);
+		ev_timer_set(&conn_backoff, CONN_BACKOFF, 0.);
+		ev_timer_start(loop, &conn_backoff);
 		return;
 	}
 }

@@ -85,6 +85,7 @@ void mgr_op_init(void);
 /* ---- mgr-auth.c: who a connection's requests come from ---- */
 enum { MGR_AUTH_NONE, MGR_AUTH_PEER, MGR_AUTH_MUNGE };
 enum { MGR_ANON_NOBODY, MGR_ANON_REFUSE, MGR_ANON_TRUST };
+#define MGR_NOBODY 65534 /* anonymous and squashed clients act as this */
 /* Parse "nobody", "refuse" or "trust"; 0 or -1. */
 int mgr_auth_policy_parse(const char *s, int *policy);
 /* Open the MUNGE context when --munge is on; fatal if it cannot be. */

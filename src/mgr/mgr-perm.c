@@ -7,7 +7,6 @@
 
 #include "mgr.h"
 
-
 /* --root-squash: a client's root is nobody here.  The group goes too, in
  * the primary gid and in the supplementary list (root's usually holds 0),
  * or root would keep group-root access. */

@@ -148,6 +148,7 @@ static void trickle(const char *daemon)
 		ping_op(daemon), 3, 0, 0, 0 };
 	uint8_t raw[PVFS_HDR_LEN], b;
 	int fd = raw_connect(&c, daemon, 1), closed = 0;
+	ssize_t r;
 	double t0 = mono_now();
 
 	pvfs_hdr_encode(&h, raw);
@@ -159,8 +160,9 @@ static void trickle(const char *daemon)
 		usleep(300000);
 		/* 0 at EOF, -1 with ECONNRESET if the daemon closed with
 		 * our bytes unread, EAGAIN while it still waits. */
-		if (recv(fd, &b, 1, MSG_DONTWAIT) == 0 ||
-		    (errno == ECONNRESET || errno == EPIPE))
+		r = recv(fd, &b, 1, MSG_DONTWAIT);
+		if (r == 0 || (r < 0 && (errno == ECONNRESET ||
+		    errno == EPIPE)))
 			closed = 1;
 	}
 	print_message("%s: trickled header closed after %.2f s\n", daemon,
@@ -210,9 +212,9 @@ static int idle_closes(const char *daemon)
 	return n;
 }
 
-/* Wait until the daemons named in mask (bit i: daemons[i]) have each
- * closed at least one more idle connection (a sweep closes all of a
- * client's idle connections to a daemon at once), at most IDLE_WAIT. */
+/* Sleep until the daemons named in mask (bit i: daemons[i]) have each
+ * closed at least one more idle connection: the nominal 1.25 timeouts,
+ * then as long as a loaded machine delays the sweeps, up to IDLE_WAIT. */
 static void idle_wait(unsigned mask)
 {
 	double t0 = mono_now();
@@ -221,6 +223,7 @@ static void idle_wait(unsigned mask)
 
 	for (int i = 0; i < 3; i++)
 		before[i] = idle_closes(daemons[i]);
+	usleep((useconds_t)((1.25 * IDLE + 0.25) * 1e6));
 	while (left != 0 && mono_now() - t0 < IDLE_WAIT) {
 		usleep(100000);
 		for (int i = 0; i < 3; i++)
@@ -231,7 +234,6 @@ static void idle_wait(unsigned mask)
 	for (int i = 0; i < 3; i++)
 		if (left & (1u << i))
 			fail_msg("%s closed no idle connection", daemons[i]);
-	usleep(100000); /* the rest of that sweep's closes */
 }
 
 /* After the servers closed the pooled connections, non-idempotent

@@ -60,6 +60,8 @@ install_build_deps() {
 	[ -z "$missing" ] && return 0
 	[ "$(id -u)" = 0 ] || fail "missing packages:$missing (install them as root)"
 	step "installing$missing"
+	# a fresh system has no package lists yet
+	run apt-update apt-get update
 	# shellcheck disable=SC2086  # a list of package names
 	DEBIAN_FRONTEND=noninteractive run apt-install apt-get install -y -qq $missing
 }
@@ -67,13 +69,15 @@ install_build_deps() {
 # apt-get source needs deb-src lines; mirror the deb ones unless some exist.
 ensure_deb_src() {
 	local list=/etc/apt/sources.list.d/pvfs-deb-src.sources
-	if grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		return 0
+	if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		[ -f /etc/apt/sources.list.d/debian.sources ] || fail "no deb-src entry and no debian.sources to mirror"
+		[ "$(id -u)" = 0 ] || fail "apt has no deb-src entry (add one as root)"
+		sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >"$list"
 	fi
-	[ -f /etc/apt/sources.list.d/debian.sources ] || fail "no deb-src entry and no debian.sources to mirror"
-	[ "$(id -u)" = 0 ] || fail "apt has no deb-src entry (add one as root)"
-	sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >"$list"
-	run apt-update apt-get update
+	# the source lists may never have been fetched (or were cleaned away)
+	if [ "$(id -u)" = 0 ]; then
+		run apt-update apt-get update
+	fi
 }
 
 fetch() {

@@ -31,6 +31,7 @@ void ADIOI_PVFS_Flush(ADIO_File fd, int *error_code);
 void ADIOI_PVFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_PVFS_Delete(const char *filename, int *error_code);
 int ADIOI_PVFS_Feature(ADIO_File fd, int flag);
+char *ADIOI_PVFS_Libname(const char *name);
 int ADIOI_PVFS_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
                        ADIO_Offset len);
 

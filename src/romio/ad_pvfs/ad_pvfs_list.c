@@ -42,25 +42,47 @@ static void pvfs_regions_free(struct pvfs_regions *r)
     ADIOI_Free(r->len);
 }
 
-/* The buffer's regions: count copies of the flattened type, extent apart. */
+/* The buffer's pieces, count copies of the flattened type extent apart,
+ * with adjacent ones merged: a contiguous type of any count is one region,
+ * not one per element.  With mem->addr NULL only counts the regions. */
+static ADIO_Offset pvfs_mem_walk(char *buf, int count, ADIOI_Flatlist_node *flat,
+                                 MPI_Aint extent, struct pvfs_regions *mem)
+{
+    ADIO_Offset n = 0;
+    char *a, *end = NULL;
+    MPI_Count i, b;
+
+    for (i = 0; i < count; i++)
+        for (b = 0; b < flat->count; b++) {
+            if (flat->blocklens[b] == 0)
+                continue;
+            a = buf + i * extent + flat->indices[b];
+            if (n > 0 && a == end) {
+                if (mem->addr)
+                    mem->len[n - 1] += flat->blocklens[b];
+            } else {
+                if (mem->addr) {
+                    mem->addr[n] = a;
+                    mem->len[n] = flat->blocklens[b];
+                }
+                n++;
+            }
+            end = a + flat->blocklens[b];
+        }
+    return n;
+}
+
 static int pvfs_mem_regions(char *buf, int count, MPI_Datatype datatype,
                             struct pvfs_regions *mem)
 {
     ADIOI_Flatlist_node *flat = ADIOI_Flatten_and_find(datatype);
     MPI_Aint lb, extent;
-    MPI_Count i, b;
 
     MPI_Type_get_extent(datatype, &lb, &extent);
-    if (pvfs_regions_alloc(mem, (ADIO_Offset) count * flat->count, 1) == -1)
+    mem->addr = NULL;
+    if (pvfs_regions_alloc(mem, pvfs_mem_walk(buf, count, flat, extent, mem), 1) == -1)
         return -1;
-    for (i = 0; i < count; i++)
-        for (b = 0; b < flat->count; b++) {
-            if (flat->blocklens[b] == 0)
-                continue;
-            mem->addr[mem->count] = buf + i * extent + flat->indices[b];
-            mem->len[mem->count] = flat->blocklens[b];
-            mem->count++;
-        }
+    mem->count = (int) pvfs_mem_walk(buf, count, flat, extent, mem);
     return 0;
 }
 
@@ -82,6 +104,11 @@ static int pvfs_file_regions(ADIO_File fd, int count, MPI_Datatype datatype,
     for (i = 0; i < n; i++) {
         if (lens[i] == 0)
             continue;
+        if (file->count > 0 &&
+            file->off[file->count - 1] + file->len[file->count - 1] == offs[i]) {
+            file->len[file->count - 1] += lens[i];
+            continue;
+        }
         file->off[file->count] = offs[i];
         file->len[file->count] = lens[i];
         file->count++;

@@ -52,11 +52,13 @@ void ADIOI_PVFS_Flush(ADIO_File fd, int *error_code)
     static char myname[] = "ADIOI_PVFS_FLUSH";
 
     /* a deferred open leaves non-aggregators without a descriptor */
-    if (fd->is_open && pvfs_fsync(fd->fd_sys) == -1) {
+    if (fd->is_open && pvfs_fsync(fd->fd_sys) == -1)
         *error_code = ADIOI_Err_create_code(myname, fd->filename, errno);
-        return;
-    }
-    *error_code = MPI_SUCCESS;
+    else
+        *error_code = MPI_SUCCESS;
+    /* romio_synchronized_flush: every rank, failed or not, as ROMIO's own */
+    if (fd->hints->synchronizing_flush > 0)
+        MPI_Barrier(fd->comm);
 }
 
 /* Called on every rank (SCALABLE_RESIZE): the first aggregator truncates
@@ -80,12 +82,11 @@ void ADIOI_PVFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
 void ADIOI_PVFS_Delete(const char *filename, int *error_code)
 {
     static char myname[] = "ADIOI_PVFS_DELETE";
+    char *name = ADIOI_PVFS_Libname(filename);
+    int err = pvfs_unlink(name) == -1 ? errno : 0;
 
-    if (pvfs_unlink(filename) == -1) {
-        *error_code = ADIOI_Err_create_code(myname, filename, errno);
-        return;
-    }
-    *error_code = MPI_SUCCESS;
+    ADIOI_Free(name);
+    *error_code = ADIOI_Err_create_code(myname, filename, err);
 }
 
 int ADIOI_PVFS_Feature(ADIO_File fd, int flag)

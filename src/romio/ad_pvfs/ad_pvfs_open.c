@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static int pvfs_open_flags(ADIO_File fd)
@@ -63,6 +64,36 @@ static void pvfs_report_stripes(ADIO_File fd)
     pvfs_report_stripe(fd, "start_iodevice", &fd->hints->start_iodevice, meta.base);
 }
 
+/* ROMIO strips a name up to its first ':', so the URL "pvfs://host/path"
+ * reaches the driver as "//host/path": libpvfs gets its scheme back.  The
+ * caller frees the result. */
+char *ADIOI_PVFS_Libname(const char *name)
+{
+    size_t len = strlen(name) + sizeof("pvfs:");
+    char *s = ADIOI_Malloc(len);
+
+    snprintf(s, len, "%s%s", strncmp(name, "//", 2) == 0 ? "pvfs:" : "", name);
+    return s;
+}
+
+static int pvfs_open_file(ADIO_File fd, int flags, int perm, struct pvfs_filestat *meta)
+{
+    char *name = ADIOI_PVFS_Libname(fd->filename);
+    int fds, saved;
+
+    if (flags & O_CREAT)
+        fds = pvfs_open(name, flags | PVFS_O_META, perm, meta);
+    else
+        fds = pvfs_open(name, flags, perm);
+    /* Write-only access to a file the user may not read: no read-back. */
+    if (fds == -1 && errno == EACCES && (fd->access_mode & ADIO_WRONLY))
+        fds = pvfs_open(name, (flags & ~O_RDWR) | O_WRONLY, perm);
+    saved = errno;
+    ADIOI_Free(name);
+    errno = saved;
+    return fds;
+}
+
 void ADIOI_PVFS_Open(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_PVFS_OPEN";
@@ -76,13 +107,7 @@ void ADIOI_PVFS_Open(ADIO_File fd, int *error_code)
     if (fd->hints->start_iodevice >= 0)
         meta.base = fd->hints->start_iodevice;
 
-    if (flags & O_CREAT)
-        fd->fd_sys = pvfs_open(fd->filename, flags | PVFS_O_META, perm, &meta);
-    else
-        fd->fd_sys = pvfs_open(fd->filename, flags, perm);
-    /* Write-only access to a file the user may not read: no read-back. */
-    if (fd->fd_sys == -1 && errno == EACCES && (fd->access_mode & ADIO_WRONLY))
-        fd->fd_sys = pvfs_open(fd->filename, (flags & ~O_RDWR) | O_WRONLY, perm);
+    fd->fd_sys = pvfs_open_file(fd, flags, perm, &meta);
     fd->fd_direct = -1;
     fd->fp_sys_posn = -1;
     if (fd->fd_sys == -1) {

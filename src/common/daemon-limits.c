@@ -36,8 +36,10 @@ pvfs_idle_timeout_parse(const char *opt, double *secs)
 		return 0;
 	errno = 0;
 	v = strtod(s, &end);
-	/* NaN fails v >= 0; a day is far past any sane value. */
-	if (errno != 0 || *end != '\0' || !(v >= 0) || v > 86400)
+	/* NaN fails v >= 0; a day is far past any sane value; below 0.1 s
+	 * (but not 0, "off") the sweep timer would nearly spin. */
+	if (errno != 0 || *end != '\0' || !(v >= 0) || v > 86400 ||
+	    (v > 0 && v < 0.1))
 		return -1;
 	*secs = v;
 	return 0;

@@ -21,17 +21,6 @@ mgr_admin_allowed(const struct pvfs_cred *cr)
 	    (cr->uid == (uint32_t)geteuid() && cr->uid != MGR_NOBODY);
 }
 
-static void
-mgr_admin_cap(struct pvfs_cap *cap)
-{
-	memset(cap, 0, sizeof(*cap));
-	cap->fsid = mgr.fsid;
-	cap->ino = 0;
-	cap->rights = PVFS_R_ADMIN;
-	cap->expiry = pvfs_now_ns() / 1000000000 + PVFS_CAP_LIFETIME;
-	pvfs_cap_sign(cap, mgr.key, mgr.keylen);
-}
-
 /* One hash lookup per number in the range: numbers are dense (a counter)
  * and the range is bounded, so a page costs the same whatever the size of
  * the name space, and the reply is a consistent view of one instant. */
@@ -48,7 +37,7 @@ mgr_admin_inolist(void *rq, void *rp)
 	if (q->count > PVFS_INOLIST_SPAN)
 		return EINVAL;
 	rep->next_ino = mgr_ns_next_ino();
-	mgr_admin_cap(&rep->cap);
+	mgr_cap_mint(0, PVFS_R_ADMIN, NULL, &rep->cap);
 	rep->inos = admin_inos;
 	rep->n = 0;
 	end = q->first + q->count;

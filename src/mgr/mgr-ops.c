@@ -47,17 +47,24 @@ static struct mgr_dirent *op_des[PVFS_READDIR_MAX];
 
 /* ---- helpers ---- */
 
-static void
-mgr_op_cap(const struct mgr_inode *in, uint32_t rights, struct pvfs_cap *cap)
+void
+mgr_cap_mint(uint64_t ino, uint32_t rights, const struct pvfs_dist *dist,
+    struct pvfs_cap *cap)
 {
 	memset(cap, 0, sizeof(*cap));
 	cap->fsid = mgr.fsid;
-	cap->ino = in->ino;
+	cap->ino = ino;
 	cap->rights = rights;
 	cap->expiry = pvfs_now_ns() / 1000000000 + PVFS_CAP_LIFETIME;
-	if (in->dir == NULL)
-		cap->dist = in->dist;
+	if (dist != NULL)
+		cap->dist = *dist;
 	pvfs_cap_sign(cap, mgr.key, mgr.keylen);
+}
+
+static void
+mgr_op_cap(const struct mgr_inode *in, uint32_t rights, struct pvfs_cap *cap)
+{
+	mgr_cap_mint(in->ino, rights, in->dir == NULL ? &in->dist : NULL, cap);
 }
 
 static int

@@ -100,6 +100,11 @@ int mgr_auth_cred(const struct mgr_conn *c, struct pvfs_cred *cr);
 /* MGR_AUTH: decode a MUNGE credential and adopt its identity. */
 int mgr_auth_op(struct mgr_conn *c, void *req, void *rep);
 
+/* ---- mgr-ops.c: a signed capability for ino (0: the iods' admin
+ * requests), with the file's distribution when dist is not NULL ---- */
+void mgr_cap_mint(uint64_t ino, uint32_t rights, const struct pvfs_dist *dist,
+    struct pvfs_cap *cap);
+
 /* ---- mgr-admin.c: what pvfs-fsck asks ---- */
 int mgr_admin_inolist(void *req, void *rep);
 

@@ -333,6 +333,9 @@ int main(void)
 	}
 	/* A load test, not a timeout test: 1000 clients on 2 cores queue. */
 	setenv("PVFS_TIMEOUT", "60", 1);
+	/* The daemons must not close an early client's idle connection while
+	 * the last ones are still connecting (READY_WAIT). */
+	setenv("PVFS_IDLE_TIMEOUT", "900", 1);
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 	return cluster_finish(&c, rc);
 }

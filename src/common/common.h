@@ -238,6 +238,18 @@ long pvfs_raise_nofile(void);
 /* Idle timeout in seconds (0 = never) from an option's text, else from
  * $PVFS_IDLE_TIMEOUT, else the default.  0, or -1 if the text is bad. */
 int pvfs_idle_timeout_parse(const char *opt, double *secs);
+/* Why a daemon closes a connection at now, or NULL.  A peer that sends
+ * half a frame and stalls, stops reading its replies, or just sits idle
+ * holds a descriptor: it goes once nothing has moved for timeout.  One
+ * that trickles a frame (slowloris) goes once that frame (in_frame, begun
+ * at frame_start) is older than timeout.  at_rest: between frames with
+ * nothing to send, so the close is an ordinary idle one. */
+const char *pvfs_conn_expired(double now, double last_io, int in_frame,
+    double frame_start, int at_rest, double timeout);
+#define PVFS_CONN_IDLE "idle timeout"
+/* Seconds a daemon stops accepting after EMFILE/ENFILE: a level-triggered
+ * listening socket that stays readable would otherwise spin. */
+#define PVFS_ACCEPT_BACKOFF 0.1
 
 /* config.c: pvfstab and iod tables. */
 struct pvfs_tab_entry {

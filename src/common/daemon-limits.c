@@ -44,3 +44,14 @@ pvfs_idle_timeout_parse(const char *opt, double *secs)
 	*secs = v;
 	return 0;
 }
+
+const char *
+pvfs_conn_expired(double now, double last_io, int in_frame,
+    double frame_start, int at_rest, double timeout)
+{
+	if (in_frame && now - frame_start >= timeout)
+		return "frame too slow";
+	if (now - last_io < timeout)
+		return NULL;
+	return at_rest ? PVFS_CONN_IDLE : "stalled mid-request";
+}

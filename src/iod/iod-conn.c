@@ -356,22 +356,15 @@ static void iod_conn_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	iod_conn_drive(c);
 }
 
-/* Why c must close at now, or NULL.  A peer that sends half a frame and
- * stalls, stops reading its reply, or just sits idle holds a descriptor:
- * it goes once nothing has moved for idle_timeout (readiness is the
- * measure: each callback moves bytes or ends the connection).  One that
- * trickles a frame (slowloris) goes once that frame is older than it. */
+/* Why c must close at now, or NULL (readiness is the measure of
+ * progress: each callback moves bytes or ends the connection). */
 static const char *iod_conn_expired(const struct iod_conn *c, ev_tstamp now)
 {
 	int in_frame = (c->state == IOD_CONN_READ_HDR && c->got > 0) ||
 	    c->state == IOD_CONN_READ_BODY;
 
-	if (in_frame && now - c->frame_start >= iod.idle_timeout)
-		return "frame too slow";
-	if (now - c->last_io < iod.idle_timeout)
-		return NULL;
-	return c->state == IOD_CONN_READ_HDR && c->got == 0 ? "idle timeout" :
-	    "stalled mid-request";
+	return pvfs_conn_expired(now, c->last_io, in_frame, c->frame_start,
+	    c->state == IOD_CONN_READ_HDR && c->got == 0, iod.idle_timeout);
 }
 
 static void iod_conn_idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -385,7 +378,7 @@ static void iod_conn_idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		if ((why = iod_conn_expired(c, now)) == NULL)
 			continue;
 		c->why = why;
-		c->quiet = strcmp(why, "idle timeout") == 0;
+		c->quiet = strcmp(why, PVFS_CONN_IDLE) == 0;
 		c->close_errno = 0;
 		iod_conn_close(c);
 	}
@@ -460,11 +453,11 @@ static void iod_conn_accept_pause(void)
 {
 	if (!iod_conn_starved)
 		log_warn("accept: %s; pausing %.1fs", strerror(errno),
-		    IOD_EMFILE_DELAY);
+		    PVFS_ACCEPT_BACKOFF);
 	iod_conn_starved = 1;
 	ev_io_stop(iod.loop, &iod.accept_io);
 	ev_io_stop(iod.loop, &iod.accept_uio);
-	ev_timer_set(&iod.accept_timer, IOD_EMFILE_DELAY, 0.);
+	ev_timer_set(&iod.accept_timer, PVFS_ACCEPT_BACKOFF, 0.);
 	ev_timer_start(iod.loop, &iod.accept_timer);
 }
 

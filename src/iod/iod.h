@@ -32,7 +32,6 @@
 #define IOD_BUDGET_REQS 32         /* requests served per wake-up */
 #define IOD_STORE_FDS 128          /* open stripe files kept in the LRU */
 #define IOD_ACCEPT_BATCH 64        /* accepts per wake-up */
-#define IOD_EMFILE_DELAY 0.5       /* seconds accept sleeps when out of fds */
 
 /* iod.c: the daemon as a whole. */
 struct iod_conn;

@@ -18,7 +18,6 @@
 #define CONN_OUT_KEEP (1u << 20)     /* free an idle output buffer above this */
 #define CONN_BATCH 128               /* requests per wake-up, for fairness */
 #define CONN_ACCEPT_BATCH 64
-#define CONN_BACKOFF 0.1             /* seconds without accept after EMFILE */
 
 static TAILQ_HEAD(, mgr_conn) conn_all = TAILQ_HEAD_INITIALIZER(conn_all);
 static TAILQ_HEAD(, mgr_conn) conn_held = TAILQ_HEAD_INITIALIZER(conn_held);
@@ -459,11 +458,11 @@ mgr_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		 * long as descriptors stay short. */
 		if (!conn_starved)
 			log_warn("accept: %s; pausing %.1fs", strerror(errno),
-			    CONN_BACKOFF);
+			    PVFS_ACCEPT_BACKOFF);
 		conn_starved = 1;
 		ev_io_stop(loop, &conn_accept_io);
 		ev_io_stop(loop, &conn_uaccept_io);
-		ev_timer_set(&conn_backoff, CONN_BACKOFF, 0.);
+		ev_timer_set(&conn_backoff, PVFS_ACCEPT_BACKOFF, 0.);
 		ev_timer_start(loop, &conn_backoff);
 		return;
 	}
@@ -486,31 +485,24 @@ mgr_conn_listen_unix(int ufd)
 	ev_io_start(mgr.loop, &conn_uaccept_io);
 }
 
-/* A peer that sends half a frame and stalls, stops reading its replies,
- * or just sits idle holds a descriptor: close it once nothing has moved
- * for the idle timeout.  One that trickles a frame (slowloris) is closed
- * once that frame is older than the timeout.  A connection waiting for
- * our journal is ours to finish, not the peer's stall. */
+/* Close what pvfs_conn_expired says has stalled or idled too long.  A
+ * connection waiting for our journal is ours to finish, not the peer's
+ * stall, unless its frame is a slowloris. */
 static void
 mgr_conn_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct mgr_conn *c, *next;
 	ev_tstamp now = ev_now(loop);
-	int idle;
+	const char *why;
 
 	for (c = TAILQ_FIRST(&conn_all); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, entry);
-		if (c->frame_start > 0 &&
-		    now - c->frame_start >= mgr.idle_timeout) {
-			mgr_conn_close(c, 1, "frame too slow");
-			continue;
-		}
-		if (c->held || now - c->last_io < mgr.idle_timeout)
-			continue;
-		idle = c->state == MGR_CONN_HDR && c->in_off == c->in_len &&
-		    mgr_conn_unsent(c) == 0;
-		mgr_conn_close(c, !idle,
-		    idle ? "idle timeout" : "stalled mid-request");
+		why = pvfs_conn_expired(now, c->held ? now : c->last_io,
+		    c->frame_start > 0, c->frame_start,
+		    c->state == MGR_CONN_HDR && c->in_off == c->in_len &&
+		    mgr_conn_unsent(c) == 0, mgr.idle_timeout);
+		if (why != NULL)
+			mgr_conn_close(c, strcmp(why, PVFS_CONN_IDLE) != 0, why);
 	}
 }
 
@@ -520,7 +512,7 @@ mgr_conn_listen(int lfd)
 	conn_lfd = lfd;
 	ev_io_init(&conn_accept_io, mgr_conn_accept_cb, lfd, EV_READ);
 	ev_io_start(mgr.loop, &conn_accept_io);
-	ev_timer_init(&conn_backoff, mgr_conn_backoff_cb, CONN_BACKOFF, 0.);
+	ev_timer_init(&conn_backoff, mgr_conn_backoff_cb, PVFS_ACCEPT_BACKOFF, 0.);
 	ev_idle_init(&conn_idle, mgr_conn_idle_cb);
 	/* Above the sockets' priority, so that a busy loop still runs it. */
 	ev_set_priority(&conn_idle, EV_MAXPRI);

@@ -980,13 +980,36 @@ io_fsync(struct io_file *f, int datasync)
 	return rc;
 }
 
-/* A stripe file that is already gone is what we wanted. */
+/* IOD_REMOVE to the iods of f one at a time, after a broadcast failed
+ * as a whole (one iod down fails it before anything is sent): those that
+ * answer still drop their stripes, leaving pvfs-fsck only the dead one's. */
+static void
+io_remove_each(struct io_file *f)
+{
+	const struct pvfs_dist *d = &f->cap.dist;
+	enum io_retry retry;
+	union io_req req;
+	struct io_op op;
+	uint32_t rel;
+
+	for (rel = 0; rel < d->pcount; rel++) {
+		io_build_req(PVFS_IOD_REMOVE, f, rel, 0, &req);
+		if (io_op_init(&op, f->fs, NULL, 0, 1) == 0 &&
+		    io_stream_add(&op, pvfs_stripe_abs(d, rel, f->fs->niods), rel,
+		    PVFS_IOD_REMOVE, &req) != NULL)
+			(void)io_op_go(&op, &retry);
+		io_op_free(&op);
+	}
+}
+
+/* A stripe file that is already gone is what we wanted.  A stopped iod
+ * (ETIMEDOUT) is not asked again: that would double the wait. */
 int
 io_remove(struct client_fs *fs, const struct pvfs_cap *cap)
 {
 	struct io_file f;
 	struct io_op op;
-	int rc;
+	int rc, saved;
 
 	memset(&f, 0, sizeof(f));
 	f.fs = fs;
@@ -997,6 +1020,12 @@ io_remove(struct client_fs *fs, const struct pvfs_cap *cap)
 	io_op_free(&op);
 	if (rc != 0 && errno == ENOENT)
 		rc = 0;
+	if (rc != 0 && errno != ETIMEDOUT && f.cap.dist.pcount > 1 &&
+	    io_check_file(&f) == 0) {
+		saved = errno;
+		io_remove_each(&f);
+		errno = saved;
+	}
 	return rc;
 }
 

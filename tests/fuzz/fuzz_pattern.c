@@ -7,7 +7,10 @@
 
 #include "common.h"
 
-#define FUZZ_MAX_BYTES (1u << 22) /* keep one input fast */
+/* Keep one input fast: the cost is the number of pieces, about bytes /
+ * ssize, so tiny stripes get small patterns and large ones large. */
+#define FUZZ_MAX_BYTES (1u << 22)
+#define FUZZ_MAX_PIECES (1u << 14)
 
 static uint64_t
 take64(const uint8_t **p)
@@ -62,7 +65,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pat.count = take64(&p) % 64 + 1;
 	pcount = pvfs_be32_get(p) % 16 + 1;
 	ssize = pvfs_be16_get(p + 4) % 8192 + 1;
-	if (pvfs_pattern_check(&pat) != 0 || pat.gsize * pat.count > FUZZ_MAX_BYTES)
+	if (pvfs_pattern_check(&pat) != 0 || pat.gsize * pat.count > FUZZ_MAX_BYTES ||
+	    pat.gsize * pat.count / ssize > FUZZ_MAX_PIECES)
 		return 0;
 	for (rel = 0; rel < pcount; rel++)
 		check_rel(&pat, pcount, ssize, rel);

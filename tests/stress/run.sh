@@ -24,8 +24,10 @@ for t in "$@"; do
 	esac
 	rc=$?
 	secs=$(($(date +%s) - start))
-	grep -E '^(figure|FIGURE|#)' "$logs/$name.log" | head -40
 	if [ "$rc" = 0 ]; then
+		# the figures: "figure" lines, else the summary at the end
+		{ grep -E '^(# )?figure' "$logs/$name.log" ||
+			tail -4 "$logs/$name.log"; } | head -20 | sed 's/^/    /'
 		echo "PASS: $name (${secs}s)"
 		pass=$((pass + 1))
 	elif [ "$rc" = 77 ]; then

@@ -142,6 +142,11 @@ struct mgr_dir {
 struct mgr_inode {
 	struct mgr_inode *hnext; /* inode hash chain */
 	uint64_t ino;
+	/* Files: a random number drawn at create, never 0 for a file made
+	 * since identities exist (0: an older file).  (ino, gen) names the
+	 * stripe files, so a file never sees stripes of an earlier file that
+	 * had its inode number (after a restore or a salvage). */
+	uint64_t gen;
 	uint32_t mode, uid, gid;
 	int64_t atime_ns, mtime_ns, ctime_ns;
 	int64_t mset_ns;         /* when mtime was last set here (attr.mtime_set_ns) */
@@ -185,6 +190,7 @@ struct mgr_rec {
 	uint8_t type;
 	uint64_t parent, parent2; /* parent2: RENAME destination directory */
 	uint64_t ino;             /* CREATE/MKDIR/SETATTR; UNLINK/RMDIR check */
+	uint64_t gen;             /* CREATE: the file's identity (mgr_inode.gen) */
 	uint64_t cookie;          /* 0: next in parent (snapshots keep theirs) */
 	uint64_t next_cookie;     /* MKDIR: the new directory's counter */
 	uint32_t mask;            /* SETATTR: MGR_REC_* */

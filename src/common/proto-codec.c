@@ -73,6 +73,22 @@ encode_array(struct pvfs_buf *b, const struct pvfs_field *f, const uint8_t *base
 }
 
 static void
+encode_strref(struct pvfs_buf *b, const struct pvfs_field *f, const uint8_t *base)
+{
+	const char *s;
+	uint16_t n;
+
+	memcpy(&s, base + f->off, sizeof(s));
+	memcpy(&n, base + f->count_off, sizeof(n));
+	if (n > f->max || (n > 0 && (s == NULL || memchr(s, '\0', n) != NULL))) {
+		b->oom = 1; /* refuse to encode an invalid record */
+		return;
+	}
+	pvfs_buf_put_u16(b, n);
+	pvfs_buf_put(b, s, n);
+}
+
+static void
 encode_field(struct pvfs_buf *b, const struct pvfs_field *f, const uint8_t *base)
 {
 	const uint8_t *p = base + f->off;
@@ -112,6 +128,9 @@ encode_field(struct pvfs_buf *b, const struct pvfs_field *f, const uint8_t *base
 	case PVFS_F_ARRAY:
 		encode_array(b, f, base);
 		break;
+	case PVFS_F_STRREF:
+		encode_strref(b, f, base);
+		break;
 	}
 }
 
@@ -150,7 +169,7 @@ min_wire_size(const struct pvfs_field *f)
 	static const size_t sz[] = {
 		[PVFS_F_U8] = 1, [PVFS_F_U16] = 2, [PVFS_F_U32] = 4,
 		[PVFS_F_U64] = 8, [PVFS_F_STR] = 2, [PVFS_F_MAC] = PVFS_MAC_LEN,
-		[PVFS_F_CRED] = 12, [PVFS_F_ARRAY] = 4,
+		[PVFS_F_CRED] = 12, [PVFS_F_ARRAY] = 4, [PVFS_F_STRREF] = 2,
 	};
 	size_t n = 0;
 
@@ -179,6 +198,23 @@ decode_array(struct pvfs_cur *c, const struct pvfs_field *f, uint8_t *base)
 	for (i = 0; i < n && !c->bad; i++)
 		decode_fields(c, f->sub, elems + (size_t)i * f->elem_size);
 	return c->bad ? -1 : 0;
+}
+
+/* Zero-copy: the string stays in the input, bounded and NUL-free. */
+static void
+decode_strref(struct pvfs_cur *c, const struct pvfs_field *f, uint8_t *base)
+{
+	uint16_t n = pvfs_cur_u16(c);
+	const char *s = (const char *)c->p;
+
+	if (c->bad || n > f->max || n > c->left || memchr(s, '\0', n) != NULL) {
+		c->bad = 1;
+		return;
+	}
+	c->p += n;
+	c->left -= n;
+	memcpy(base + f->off, &s, sizeof(s));
+	memcpy(base + f->count_off, &n, sizeof(n));
 }
 
 static void
@@ -214,6 +250,9 @@ decode_field(struct pvfs_cur *c, const struct pvfs_field *f, uint8_t *base)
 	case PVFS_F_ARRAY:
 		decode_array(c, f, base);
 		break;
+	case PVFS_F_STRREF:
+		decode_strref(c, f, base);
+		break;
 	}
 }
 
@@ -244,6 +283,19 @@ free_fields(const struct pvfs_field *f, uint8_t *base)
 		elems = NULL;
 		memcpy(base + f->off, &elems, sizeof(elems));
 	}
+}
+
+void
+pvfs_fields_encode(struct pvfs_buf *b, const struct pvfs_field *f,
+    const void *base)
+{
+	encode_fields(b, f, base);
+}
+
+int
+pvfs_fields_decode(struct pvfs_cur *c, const struct pvfs_field *f, void *base)
+{
+	return decode_fields(c, f, base);
 }
 
 static const struct pvfs_field *

@@ -1,7 +1,7 @@
 /*
- * proto-table.h - private to the codec: each message body is described by
- * a table of fields so one encoder and one bounds-checked decoder serve
- * every opcode.
+ * proto-table.h - field tables: each message body, and each record the mgr
+ * keeps on disk, is described by a table of fields so that one encoder and
+ * one bounds-checked decoder serve the wire and the disk alike.
  */
 #ifndef PVFS_PROTO_TABLE_H
 #define PVFS_PROTO_TABLE_H
@@ -20,6 +20,9 @@ enum pvfs_ftype {
 	PVFS_F_CRED,   /* struct pvfs_cred: uid, gid, ngroups, groups */
 	PVFS_F_STRUCT, /* nested table */
 	PVFS_F_ARRAY,  /* u32 count (stored at count_off) + elements; heap */
+	PVFS_F_STRREF, /* const char * + uint16_t length at count_off: u16
+	                * length + bytes (at most max, no NUL); a decoded one
+	                * points into the input, which must outlive it */
 };
 
 struct pvfs_field {
@@ -48,7 +51,20 @@ struct pvfs_msgdesc {
 #define PVFS_FARR(s, f, cnt, m, et, tbl) \
 	{ .type = PVFS_F_ARRAY, .off = offsetof(s, f), .count_off = offsetof(s, cnt), \
 	  .max = (m), .elem_size = sizeof(et), .sub = (tbl) }
+#define PVFS_FSREF(s, f, len, m) \
+	{ .type = PVFS_F_STRREF, .off = offsetof(s, f), .count_off = offsetof(s, len), \
+	  .max = (m) }
 #define PVFS_FEND { .type = PVFS_F_END }
+
+/* proto-codec.c: one table's fields, outside a frame (disk records).
+ * Encoding an invalid value sets b->oom; decoding returns -1 and sets
+ * c->bad on any short, oversized or invalid field. */
+struct pvfs_buf;
+struct pvfs_cur;
+void pvfs_fields_encode(struct pvfs_buf *b, const struct pvfs_field *f,
+    const void *base);
+int pvfs_fields_decode(struct pvfs_cur *c, const struct pvfs_field *f,
+    void *base);
 
 /* proto-msgs.c */
 const struct pvfs_msgdesc *pvfs_msgdesc_find(uint16_t op);

@@ -35,6 +35,8 @@ static struct {
 	const char *pidfile, *portfile, *logfile;
 	const char *sock; /* Unix socket path, NULL: none */
 	enum pvfs_log_level level;
+	int cmd;          /* MGR_CMD_*: run it instead of the daemon */
+	const char *cmd_dir;
 } opt = {
 	.metadir = MGR_DEFAULT_METADIR,
 	.listen = MGR_DEFAULT_LISTEN,
@@ -42,7 +44,8 @@ static struct {
 };
 
 enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
-	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET };
+	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET, OPT_BACKUP, OPT_RESTORE,
+	OPT_SALVAGE };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -61,6 +64,9 @@ static const struct option mgr_longopts[] = {
 	{ "anonymous", required_argument, NULL, OPT_ANONYMOUS },
 	{ "munge", no_argument, NULL, OPT_MUNGE },
 	{ "munge-socket", required_argument, NULL, OPT_MUNGE_SOCKET },
+	{ "backup", required_argument, NULL, OPT_BACKUP },
+	{ "restore", required_argument, NULL, OPT_RESTORE },
+	{ "salvage", required_argument, NULL, OPT_SALVAGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -74,6 +80,7 @@ mgr_usage(FILE *f)
 	    "                [-p PIDFILE] [--port-file FILE] [-L LOGFILE] [-v LEVEL]\n"
 	    "                [--root-squash] [--ssize N] [-u SOCKET]\n"
 	    "                [--anonymous nobody|refuse|trust] [--munge [--munge-socket P]]\n"
+	    "       pvfs-mgr -d METADIR --backup DEST | --restore BACKUP | --salvage DEST\n"
 	    "\n"
 	    "The PVFS metadata manager: owns the name space, permissions and file\n"
 	    "distributions, and issues the capabilities the iods check.\n"
@@ -98,6 +105,13 @@ mgr_usage(FILE *f)
 	    "      --anonymous P    TCP clients that did not authenticate act as\n"
 	    "                       nobody (default), are refused, or are trusted\n"
 	    "      --munge          accept MUNGE credentials from TCP clients\n"
+	    "\n"
+	    "Metadata maintenance (no daemon is started; doc/administration.md):\n"
+	    "      --backup DEST    write a consistent copy of METADIR to the new\n"
+	    "                       directory DEST, even while a mgr runs on it\n"
+	    "      --restore BACKUP make METADIR (missing or empty) from a backup\n"
+	    "      --salvage DEST   recover what is valid in a damaged METADIR into\n"
+	    "                       the new directory DEST and list what was lost\n"
 	    "      --munge-socket P munged's socket (default: libmunge's)\n"
 	    "  -h, --help           show this help\n"
 	    "  -V, --version        show the version\n"
@@ -137,6 +151,15 @@ mgr_parse_ssize(const char *s)
 }
 
 static void
+mgr_set_cmd(int cmd, const char *dir)
+{
+	if (opt.cmd != MGR_CMD_NONE)
+		mgr_bad_usage("only one of --backup, --restore and --salvage");
+	opt.cmd = cmd;
+	opt.cmd_dir = dir;
+}
+
+static void
 mgr_options(int argc, char **argv)
 {
 	const char *idle = NULL;
@@ -168,6 +191,9 @@ mgr_options(int argc, char **argv)
 			if (pvfs_log_level_parse(optarg, &opt.level) != 0)
 				mgr_bad_usage("bad log level: %s", optarg);
 			break;
+		case OPT_BACKUP: mgr_set_cmd(MGR_CMD_BACKUP, optarg); break;
+		case OPT_RESTORE: mgr_set_cmd(MGR_CMD_RESTORE, optarg); break;
+		case OPT_SALVAGE: mgr_set_cmd(MGR_CMD_SALVAGE, optarg); break;
 		case 'h': mgr_usage(stdout); exit(0);
 		case 'V': printf("pvfs-mgr %s\n", PACKAGE_VERSION); exit(0);
 		default: mgr_bad_usage("bad option");
@@ -331,6 +357,8 @@ main(int argc, char **argv)
 	pvfs_raise_nofile();
 	if (pvfs_log_open("pvfs-mgr", opt.logfile, opt.level) != 0)
 		fatal("%s: %s", opt.logfile, strerror(errno));
+	if (opt.cmd != MGR_CMD_NONE)
+		return mgr_backup_main(opt.cmd, opt.metadir, opt.cmd_dir);
 	mgr.start_ms = pvfs_mono_ms();
 	mgr_journal_limit();
 	mgr_setup_dir();

@@ -6,6 +6,7 @@
 #define PVFS_MGR_H
 
 #include <sys/queue.h>
+#include <stdio.h>
 #include <ev.h>
 
 #include "common.h"
@@ -243,6 +244,91 @@ int mgr_perm_delete(const struct pvfs_cred *cr, const struct mgr_inode *dir,
     const struct mgr_inode *in);
 int mgr_perm_reach(const struct pvfs_cred *cr, const struct mgr_inode *in);
 
+/* ---- mgr-record.c: the bytes of the metadata directory ---- */
+#define MGR_FORMAT 2            /* what this mgr writes */
+#define MGR_HDR_LEN 64          /* a format-2 file header */
+#define MGR_BATCH_HDR 24        /* a batch's frame */
+#define MGR_BATCH_MAX (256u << 20) /* no valid batch is longer */
+#define MGR_REC1_MAX 1024       /* no valid format-1 record is longer */
+
+struct mgr_file_hdr {
+	int snapshot;           /* which magic: not encoded in the fields */
+	uint32_t format, flags;
+	uint64_t fsid;
+	uint64_t gen;           /* the journal's generation; a snapshot's is
+	                         * the generation of the journal it precedes */
+	uint64_t salt;          /* random per file: seeds batch frame crcs */
+	uint64_t next_ino, root_cookie; /* snapshot only */
+	uint32_t pad;
+};
+
+/* Records of one group commit (or one snapshot chunk), framed at seal. */
+struct mgr_batch {
+	struct pvfs_buf buf;
+	uint32_t nrec;
+};
+
+enum { MGR_SCAN_CLEAN, MGR_SCAN_TORN, MGR_SCAN_CORRUPT };
+
+/* One walk over a file's body.  In: format, salt, fn (called on every
+ * record of every valid unit; nonzero stops the walk) and salvage (go on
+ * past damage).  Out: the rest. */
+struct mgr_scan {
+	int format;
+	uint64_t salt;
+	int (*fn)(const struct mgr_rec *r, size_t off, void *arg);
+	void *arg;
+	int salvage;
+	int end;                /* MGR_SCAN_* */
+	int stopped;            /* fn's nonzero return, at bad_off */
+	size_t good_len;        /* bytes of valid units before any damage */
+	size_t bad_off;         /* where the damage starts */
+	uint64_t units, records; /* valid ones used */
+	uint64_t last_seq;
+	uint64_t after_units, after_records; /* valid ones after the damage */
+	uint64_t lost_bytes, lost_ranges;    /* salvage: skipped */
+};
+
+void mgr_record_encode(struct pvfs_buf *b, const struct mgr_rec *r);
+int mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r);
+void mgr_record_hdr_encode(struct pvfs_buf *b, const struct mgr_file_hdr *h);
+int mgr_record_hdr_decode(const uint8_t *p, size_t len, int snapshot,
+    struct mgr_file_hdr *h);
+void mgr_batch_add(struct mgr_batch *b, const struct mgr_rec *r);
+void mgr_batch_seal(struct mgr_batch *b, uint64_t seq, uint64_t salt);
+void mgr_batch_reset(struct mgr_batch *b);
+void mgr_scan_run(struct mgr_scan *s, const uint8_t *p, size_t len);
+const char *mgr_scan_end_name(int end);
+
+/* ---- mgr-load.c: reading a metadata directory ---- */
+struct mgr_load {
+	const char *dir;
+	uint64_t fsid;          /* in: the directory's file system id */
+	int salvage;            /* in: go on past damage, listing losses */
+	int online;             /* in: a mgr may be running on dir (backup) */
+	FILE *report;           /* in, salvage: where losses are listed */
+	int have_snapshot, have_snap_tmp;
+	int snap_format;        /* 0 (none), 1 or 2 */
+	uint64_t *journals;     /* generations of the journal.N present */
+	size_t njournals;
+	uint64_t gen;           /* the generation loaded */
+	int gen_missing_ok;     /* format 1: journal.gen not made yet */
+	int jr_format;          /* of journal.gen: 1 or 2 */
+	uint64_t jr_salt, jr_seq; /* format 2: its salt and last batch */
+	size_t jr_len, jr_good; /* its bytes, and the valid prefix */
+	int jr_torn;            /* a crash's torn tail follows jr_good */
+	uint64_t jr_records;
+	uint64_t damaged, lost; /* salvage: damage found, changes lost */
+	uint64_t snap_next_ino; /* the inode counter before the journal */
+	uint64_t *created;      /* salvage: inodes the journal made */
+	size_t ncreated;
+};
+void mgr_load_dir(struct mgr_load *l);
+void mgr_load_free(struct mgr_load *l);
+int mgr_load_has_state(const char *dir);
+/* Salvage: say which change r was and why it was not kept. */
+void mgr_load_report_lost(struct mgr_load *l, const struct mgr_rec *r, int err);
+
 /* ---- mgr-journal.c: durability ---- */
 /* Load the snapshot and replay the journal; creates a fresh file system
  * in an empty metadata directory. */
@@ -255,5 +341,19 @@ void mgr_journal_commit(void);
 void mgr_journal_start(struct ev_loop *loop);
 void mgr_journal_close(void);
 uint64_t mgr_journal_fsid(void);
+/* Make dir/journal.<gen> with only its header, durable: its descriptor
+ * (append only) and salt; -1 with errno. */
+int mgr_journal_create(const char *dir, uint64_t fsid, uint64_t gen, int *fdp,
+    uint64_t *saltp);
+/* The name space as dir/name, a complete durable snapshot preceding
+ * journal generation gen; -1 with errno, nothing left behind. */
+int mgr_journal_snapshot(const char *dir, const char *name, uint64_t fsid,
+    uint64_t gen, uint64_t *count);
+int mgr_journal_sync_path(const char *dir);
+
+/* ---- mgr-backup.c: pvfs-mgr --backup, --restore, --salvage ---- */
+enum { MGR_CMD_NONE, MGR_CMD_BACKUP, MGR_CMD_RESTORE, MGR_CMD_SALVAGE };
+/* Run one of them from metadir to dest; the exit status. */
+int mgr_backup_main(int cmd, const char *metadir, const char *dest);
 
 #endif /* PVFS_MGR_H */

@@ -37,11 +37,13 @@ static void iod_store_subdir(uint64_t ino, char *out, size_t len)
 
 void iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len)
 {
+	unsigned sub = (unsigned)(ino & 0xff);
+
 	if (gen == 0)
-		snprintf(out, len, "%02x/%" PRIu64, (unsigned)(ino & 0xff), ino);
+		snprintf(out, len, "%02x/%" PRIu64, sub, ino);
 	else
-		snprintf(out, len, "%02x/%" PRIu64 ".%016" PRIx64,
-		    (unsigned)(ino & 0xff), ino, gen);
+		snprintf(out, len, "%02x/%" PRIu64 ".%016" PRIx64, sub, ino,
+		    gen);
 }
 
 /* Make DATADIR and its 256 subdirectories so that creates need no mkdir. */

@@ -320,7 +320,8 @@ fsck_check_file(struct fsck *f, const struct pvfs_dist *d,
 	for (i = 0; i < n; i++) {
 		if ((rel = fsck_rel(f, d, s[i].iod)) == d->pcount)
 			continue;
-		end = pvfs_stripe_logical_end(s[i].size, d->pcount, d->ssize, rel);
+		end = pvfs_stripe_logical_end(s[i].size, d->pcount, d->ssize,
+		    rel);
 		size = end > size ? end : size;
 	}
 	for (rel = 0; rel < d->pcount; rel++) {

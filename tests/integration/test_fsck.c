@@ -487,7 +487,8 @@ static void test_paging(void **state)
 		    PAGE, &r), 0);
 		for (uint32_t k = 0; k < r.n; k++) {
 			assert_true(r.ents[k].ino > after ||
-			    (r.ents[k].ino == after && r.ents[k].gen > after_gen));
+			    (r.ents[k].ino == after &&
+			    r.ents[k].gen > after_gen));
 			after = r.ents[k].ino;
 			after_gen = r.ents[k].gen;
 			if (after < HIGH_INO)
@@ -508,7 +509,8 @@ static void test_paging(void **state)
 	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &ml);
 	/* No file has those inodes: pvfs-fsck removes them all (the empty
 	 * one too), whatever the inode counter says. */
-	assert_int_equal(fsck_run(&c, "--repair", (uid_t)-1, out, sizeof(out)), 1);
+	assert_int_equal(fsck_run(&c, "--repair", (uid_t)-1, out,
+	    sizeof(out)), 1);
 	assert_true(has_line(", %d orphans (", NPLANT));
 	for (i = 0; i < NPLANT; i++)
 		assert_int_equal(access(cluster_stripe_name(&c, 0,

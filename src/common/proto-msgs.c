@@ -38,6 +38,7 @@ static const struct pvfs_field attr_f[] = {
 static const struct pvfs_field cap_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_cap, fsid),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_cap, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_cap, gen),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_cap, rights),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_cap, expiry),
 	PVFS_FSUB(struct pvfs_cap, dist, dist_f),
@@ -177,6 +178,8 @@ static const struct pvfs_field mgr_inolist_req_f[] = {
 
 static const struct pvfs_field ino_wire_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_ino_wire, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_ino_wire, gen),
+	PVFS_FSUB(struct pvfs_ino_wire, dist, dist_f),
 	PVFS_FEND
 };
 
@@ -296,12 +299,14 @@ static const struct pvfs_field iod_list_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_list_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, sub),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_list_req, after),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_list_req, after_gen),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, max),
 	PVFS_FEND
 };
 
 static const struct pvfs_field stripe_ent_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, gen),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, size),
 	PVFS_FEND
 };
@@ -316,6 +321,7 @@ static const struct pvfs_field iod_list_rep_f[] = {
 static const struct pvfs_field iod_purge_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_purge_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_purge_req, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_purge_req, gen),
 	PVFS_FEND
 };
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 3
+#define PVFS_PROTO_VERSION 4
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -35,7 +35,9 @@
  * their lists into requests that stay within it.  One segment alone always
  * fits: its work is at most its count, <= PVFS_PATTERN_MAX_COUNT. */
 #define PVFS_LIST_MAX_WORK (1u << 24)
-#define PVFS_INOLIST_SPAN 65536 /* inode numbers one MGR_INOLIST covers */
+/* Inode numbers one MGR_INOLIST covers: its reply (28 bytes a file) fits
+ * in PVFS_MAX_BODY. */
+#define PVFS_INOLIST_SPAN 16384
 #define PVFS_STRIPELIST_MAX 16384 /* entries in one IOD_LIST reply */
 #define PVFS_SOCK_MAX 107 /* bytes in a Unix socket path (sun_path - NUL) */
 #define PVFS_AUTH_MAX 4096 /* bytes in an AUTH credential */
@@ -146,9 +148,13 @@ struct pvfs_attr {
 };
 
 /* Issued by the mgr, verified by each iod: mac = HMAC-SHA256(secret, all
- * fields before mac, encoded as on the wire). */
+ * fields before mac, encoded as on the wire).  (ino, gen) is the file's
+ * identity on the iods: gen is drawn at random when the mgr creates the
+ * file, 0 only for files older than identities, and its stripe files are
+ * named by both (doc/design.md), so a file never sees stripes left by an
+ * earlier file that had its inode number. */
 struct pvfs_cap {
-	uint64_t fsid, ino;
+	uint64_t fsid, ino, gen;
 	uint32_t rights;
 	int64_t expiry; /* seconds since the epoch, mgr clock */
 	struct pvfs_dist dist;
@@ -261,17 +267,20 @@ struct pvfs_mgr_statfs_rep {
 };
 
 /* INOLIST: the regular files among inodes first .. first+count-1
- * (count <= PVFS_INOLIST_SPAN), for callers with uid 0 or the mgr's own
- * uid.  next_ino is the mgr's inode counter: every inode below it was
- * created before this reply, so a stripe file below it whose inode is not
- * live belongs to no file (numbers are never reused). */
+ * (count <= PVFS_INOLIST_SPAN), with their identity and distribution, for
+ * callers with uid 0 or the mgr's own uid.  A stripe file listed on an
+ * iod before this reply whose (ino, gen) is not among the reply's files
+ * belongs to no file: its file had been created before it was listed, and
+ * is gone (or never was, after a metadata rollback).  next_ino is the
+ * mgr's inode counter, for information only. */
 struct pvfs_mgr_inolist_req {
 	struct pvfs_cred cred;
 	uint64_t first;
 	uint32_t count;
 };
 struct pvfs_ino_wire {
-	uint64_t ino;
+	uint64_t ino, gen;
+	struct pvfs_dist dist;
 };
 struct pvfs_mgr_inolist_rep {
 	uint64_t next_ino;
@@ -363,17 +372,19 @@ struct pvfs_iod_statfs_rep {
 	uint64_t blocks, bfree, bavail; /* in bytes, not blocks */
 	uint64_t files, ffree;
 };
-/* LIST: stripe files of subdirectory sub (an inode's low byte) with an
- * inode above after, ascending, at most max (<= PVFS_STRIPELIST_MAX);
- * names that are not a stripe file of that subdirectory are skipped. */
+/* LIST: stripe files of subdirectory sub (an inode's low byte) that come
+ * after (after, after_gen), ascending by (ino, gen), at most max (<=
+ * PVFS_STRIPELIST_MAX); names that are not a stripe file of that
+ * subdirectory ("INO" for gen 0, "INO.<gen as 16 lowercase hex digits>"
+ * otherwise) are skipped.  Start from (0, 0); resume from the last entry. */
 struct pvfs_iod_list_req {
 	struct pvfs_cap cap; /* PVFS_R_ADMIN */
 	uint32_t sub;
-	uint64_t after;
+	uint64_t after, after_gen;
 	uint32_t max;
 };
 struct pvfs_stripe_ent {
-	uint64_t ino;
+	uint64_t ino, gen;
 	uint64_t size; /* bytes of the stripe file */
 };
 struct pvfs_iod_list_rep {
@@ -383,7 +394,7 @@ struct pvfs_iod_list_rep {
 };
 struct pvfs_iod_purge_req {
 	struct pvfs_cap cap; /* PVFS_R_ADMIN */
-	uint64_t ino;
+	uint64_t ino, gen;   /* the stripe file to remove */
 };
 struct pvfs_iod_ping_rep {
 	uint32_t version;

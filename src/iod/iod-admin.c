@@ -1,7 +1,7 @@
 /*
  * iod-admin.c - IOD_LIST and IOD_PURGE, what pvfs-fsck asks of an iod:
- * which stripe files it holds, and removing those of inodes the mgr no
- * longer knows.  Both need an ADMIN capability for inode 0, which the mgr
+ * which stripe files it holds, and removing those of files (ino, gen) the
+ * mgr does not know.  Both need an ADMIN capability for inode 0, which the mgr
  * mints only for administrators (MGR_INOLIST); the iod cannot tell an
  * orphan from a live file itself, so it trusts that capability's holder.
  */
@@ -41,7 +41,8 @@ void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r)
 	if (max == 0 || max > PVFS_STRIPELIST_MAX)
 		max = PVFS_STRIPELIST_MAX;
 	memset(&rep, 0, sizeof rep);
-	err = -iod_store_list(r->sub, r->after, max, admin_ents, &rep.n, &eof);
+	err = -iod_store_list(r->sub, r->after, r->after_gen, max, admin_ents,
+	    &rep.n, &eof);
 	rep.eof = (uint8_t)eof;
 	rep.ents = admin_ents;
 	iod_conn_reply(c, err, &rep);
@@ -52,9 +53,10 @@ void iod_admin_purge(struct iod_conn *c, const struct pvfs_iod_purge_req *r)
 	int err;
 
 	if ((err = iod_admin_cap(&r->cap)) == 0)
-		err = r->ino == 0 ? EINVAL : -iod_store_remove(r->ino);
+		err = r->ino == 0 ? EINVAL : -iod_store_remove(r->ino, r->gen);
 	if (err == 0)
-		log_info("%s: purged the stripe file of inode %llu", c->peer,
-		    (unsigned long long)r->ino);
+		log_info("%s: purged the stripe file of inode %llu gen %016llx",
+		    c->peer, (unsigned long long)r->ino,
+		    (unsigned long long)r->gen);
 	iod_conn_reply(c, err, NULL);
 }

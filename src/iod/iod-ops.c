@@ -262,7 +262,7 @@ static int iod_op_read_size(const struct iod_op_io *io, struct iod_file **fp,
 	struct stat st;
 	int err = 0;
 
-	if ((*fp = iod_store_get(io->cap->ino, 0, &err)) == NULL)
+	if ((*fp = iod_store_get(io->cap->ino, io->cap->gen, 0, &err)) == NULL)
 		return err == ENOENT ? 0 : err;
 	if (fstat((*fp)->fd, &st) != 0) {
 		err = errno;
@@ -336,7 +336,7 @@ static void iod_op_write(struct iod_conn *c, const struct iod_op_io *io)
 	}
 	/* An empty share creates no file: a missing stripe file is empty. */
 	if (io->stream_len > 0 &&
-	    (f = iod_store_get(io->cap->ino, 1, &err)) == NULL) {
+	    (f = iod_store_get(io->cap->ino, io->cap->gen, 1, &err)) == NULL) {
 		iod_op_write_drain(c, io->stream_len, err);
 		return;
 	}
@@ -395,7 +395,8 @@ static void iod_op_truncate(struct iod_conn *c,
 		return;
 	}
 	/* Only a non-empty stripe needs a file: a missing one is empty. */
-	if ((f = iod_store_get(r->cap.ino, local > 0, &err)) == NULL) {
+	f = iod_store_get(r->cap.ino, r->cap.gen, local > 0, &err);
+	if (f == NULL) {
 		iod_conn_reply(c, err == ENOENT ? 0 : err, NULL);
 		return;
 	}
@@ -409,7 +410,7 @@ static void iod_op_remove(struct iod_conn *c, const struct pvfs_iod_cap_req *r)
 	int err;
 
 	if ((err = iod_op_cap(&r->cap, PVFS_R_REMOVE)) == 0)
-		err = -iod_store_remove(r->cap.ino);
+		err = -iod_store_remove(r->cap.ino, r->cap.gen);
 	iod_conn_reply(c, err, NULL);
 }
 
@@ -423,7 +424,7 @@ static void iod_op_fsync(struct iod_conn *c,
 		iod_conn_reply(c, err, NULL);
 		return;
 	}
-	if ((f = iod_store_get(r->cap.ino, 0, &err)) == NULL) {
+	if ((f = iod_store_get(r->cap.ino, r->cap.gen, 0, &err)) == NULL) {
 		iod_conn_reply(c, err == ENOENT ? 0 : err, NULL);
 		return;
 	}
@@ -446,7 +447,7 @@ static void iod_op_size(struct iod_conn *c, const struct pvfs_iod_size_req *r)
 		return;
 	}
 	memset(&rep, 0, sizeof rep);
-	if ((err = -iod_store_stat(r->cap.ino, &st)) == ENOENT)
+	if ((err = -iod_store_stat(r->cap.ino, r->cap.gen, &st)) == ENOENT)
 		err = 0;
 	else if (err == 0) {
 		rep.size.local_size = (uint64_t)st.st_size;

@@ -1,6 +1,11 @@
 /*
- * iod-store.c - stripe files: DATADIR/XX/INODE, XX the inode's low byte in
- * hex.  Open descriptors are kept in a small LRU keyed by inode so that a
+ * iod-store.c - stripe files: DATADIR/XX/INO.GGGGGGGGGGGGGGGG, XX the
+ * inode's low byte in hex, INO the inode in decimal and G the file's
+ * identity (gen) in 16 lowercase hex digits; a file of gen 0 (made before
+ * identities existed) keeps its old name DATADIR/XX/INO.  The name holds
+ * both because an inode number alone may come back after the mgr's
+ * metadata rolls back, and the new file must not see the old one's bytes.
+ * Open descriptors are kept in a small LRU keyed by (ino, gen) so that a
  * stream of requests on one file costs no open()/close() each; entries in
  * use by a stream are reference counted and never closed under it.
  */
@@ -30,9 +35,15 @@ static void iod_store_subdir(uint64_t ino, char *out, size_t len)
 	snprintf(out, len, "%02x", (unsigned)(ino & 0xff));
 }
 
-static void iod_store_path(uint64_t ino, char *out, size_t len)
+void iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len)
 {
-	snprintf(out, len, "%02x/%" PRIu64, (unsigned)(ino & 0xff), ino);
+	unsigned sub = (unsigned)(ino & 0xff);
+
+	if (gen == 0)
+		snprintf(out, len, "%02x/%" PRIu64, sub, ino);
+	else
+		snprintf(out, len, "%02x/%" PRIu64 ".%016" PRIx64, sub, ino,
+		    gen);
 }
 
 /* Make DATADIR and its 256 subdirectories so that creates need no mkdir. */
@@ -121,25 +132,25 @@ void iod_store_shutdown(void)
 	iod_store_dirfd = -1;
 }
 
-static struct iod_file *iod_store_find(uint64_t ino)
+static struct iod_file *iod_store_find(uint64_t ino, uint64_t gen)
 {
 	struct iod_file *f;
 
 	TAILQ_FOREACH(f, &iod_store_lru, lru) {
-		if (f->ino == ino && !f->dead)
+		if (f->ino == ino && f->gen == gen && !f->dead)
 			return f;
 	}
 	return NULL;
 }
 
 /* Open a stripe file; a subdirectory someone removed is made again. */
-static int iod_store_open(uint64_t ino, int create)
+static int iod_store_open(uint64_t ino, uint64_t gen, int create)
 {
-	char path[64], sub[8];
+	char path[IOD_STORE_PATH_MAX], sub[8];
 	int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
 	int fd;
 
-	iod_store_path(ino, path, sizeof path);
+	iod_store_path(ino, gen, path, sizeof path);
 	fd = iod_store_openat(path, flags, 0600);
 	if (fd == -1 && errno == ENOENT && create) {
 		iod_store_subdir(ino, sub, sizeof sub);
@@ -152,18 +163,19 @@ static int iod_store_open(uint64_t ino, int create)
 
 /* A referenced stripe file, or NULL with *err (ENOENT if missing and not
  * create).  Release it with iod_store_put. */
-struct iod_file *iod_store_get(uint64_t ino, int create, int *err)
+struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, int create,
+    int *err)
 {
 	struct iod_file *f;
 	int fd;
 
-	if ((f = iod_store_find(ino)) != NULL) {
+	if ((f = iod_store_find(ino, gen)) != NULL) {
 		TAILQ_REMOVE(&iod_store_lru, f, lru);
 		TAILQ_INSERT_HEAD(&iod_store_lru, f, lru);
 		f->refs++;
 		return f;
 	}
-	if ((fd = iod_store_open(ino, create)) == -1) {
+	if ((fd = iod_store_open(ino, gen, create)) == -1) {
 		*err = errno;
 		return NULL;
 	}
@@ -173,6 +185,7 @@ struct iod_file *iod_store_get(uint64_t ino, int create, int *err)
 		return NULL;
 	}
 	f->ino = ino;
+	f->gen = gen;
 	f->fd = fd;
 	f->refs = 1;
 	TAILQ_INSERT_HEAD(&iod_store_lru, f, lru);
@@ -193,14 +206,14 @@ void iod_store_put(struct iod_file *f)
 }
 
 /* stat a stripe file: 0, or -errno (-ENOENT when missing). */
-int iod_store_stat(uint64_t ino, struct stat *st)
+int iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st)
 {
 	struct iod_file *f;
-	char path[64];
+	char path[IOD_STORE_PATH_MAX];
 
-	if ((f = iod_store_find(ino)) != NULL)
+	if ((f = iod_store_find(ino, gen)) != NULL)
 		return fstat(f->fd, st) == 0 ? 0 : -errno;
-	iod_store_path(ino, path, sizeof path);
+	iod_store_path(ino, gen, path, sizeof path);
 	if (fstatat(iod_store_dirfd, path, st, 0) != 0)
 		return -errno;
 	return 0;
@@ -208,17 +221,17 @@ int iod_store_stat(uint64_t ino, struct stat *st)
 
 /* Unlink a stripe file; streams still using it finish on the unlinked
  * inode (data of a file removed while open is lost, as in PVFS 1). */
-int iod_store_remove(uint64_t ino)
+int iod_store_remove(uint64_t ino, uint64_t gen)
 {
 	struct iod_file *f;
-	char path[64];
+	char path[IOD_STORE_PATH_MAX];
 
-	if ((f = iod_store_find(ino)) != NULL) {
+	if ((f = iod_store_find(ino, gen)) != NULL) {
 		f->dead = 1;
 		if (f->refs == 0)
 			iod_store_free(f);
 	}
-	iod_store_path(ino, path, sizeof path);
+	iod_store_path(ino, gen, path, sizeof path);
 	if (unlinkat(iod_store_dirfd, path, 0) != 0 && errno != ENOENT)
 		return -errno;
 	return 0;
@@ -249,37 +262,90 @@ static int iod_store_ent_cmp(const void *a, const void *b)
 {
 	const struct pvfs_stripe_ent *x = a, *y = b;
 
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
-/* The inode a stripe file name stands for, if name is one of subdirectory
- * sub (canonical decimal, right low byte); else 0 (no inode is 0). */
-static uint64_t iod_store_name_ino(const char *name, unsigned sub)
+/* The gen spelled by the 16 lowercase hex digits at s (nothing after
+ * them), or 0 if s is not that. */
+static uint64_t iod_store_name_gen(const char *s)
 {
-	char back[32];
-	uint64_t ino;
+	uint64_t gen = 0;
+	int i;
 
-	if (name[0] < '1' || name[0] > '9' || strlen(name) > 20)
-		return 0;
-	ino = strtoull(name, NULL, 10);
-	snprintf(back, sizeof back, "%" PRIu64, ino);
-	if (strcmp(back, name) != 0 || (ino & 0xff) != sub)
-		return 0;
-	return ino;
+	for (i = 0; i < 16; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			gen = gen << 4 | (uint64_t)(s[i] - '0');
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			gen = gen << 4 | (uint64_t)(s[i] - 'a' + 10);
+		else
+			return 0;
+	}
+	return s[16] == '\0' ? gen : 0;
 }
 
-/* Read subdirectory sub into a malloc'd array of its stripe files above
- * after (sizes not filled in).  0, or -errno. */
-static int iod_store_collect(unsigned sub, uint64_t after,
+/* Parse a name of subdirectory sub as a stripe file: the exact name
+ * iod_store_path gives, "INO" (gen 0) or "INO.<gen>" with gen != 0.
+ * 0 and ino, gen; -1 for anything else (ours or a stranger's). */
+int iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
+    uint64_t *gen)
+{
+	char digits[21];
+	const char *dot = strchr(name, '.');
+	size_t len = dot != NULL ? (size_t)(dot - name) : strlen(name);
+
+	if (len == 0 || len > 20 || name[0] < '1' || name[0] > '9')
+		return -1;
+	memcpy(digits, name, len);
+	digits[len] = '\0';
+	if (strspn(digits, "0123456789") != len)
+		return -1;
+	errno = 0;
+	*ino = strtoull(digits, NULL, 10);
+	if (errno != 0 || (*ino & 0xff) != sub)
+		return -1;
+	*gen = 0;
+	if (dot != NULL && (*gen = iod_store_name_gen(dot + 1)) == 0)
+		return -1;
+	return 0;
+}
+
+/* Whether (ino, gen) comes after (after, after_gen) in listing order. */
+static int iod_store_after(uint64_t ino, uint64_t gen, uint64_t after,
+    uint64_t after_gen)
+{
+	return ino > after || (ino == after && gen > after_gen);
+}
+
+static int iod_store_push(struct pvfs_stripe_ent **v, size_t *n, size_t *cap,
+    uint64_t ino, uint64_t gen)
+{
+	struct pvfs_stripe_ent *nv;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		if ((nv = realloc(*v, *cap * sizeof **v)) == NULL)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[*n].ino = ino;
+	(*v)[(*n)++].gen = gen;
+	return 0;
+}
+
+/* Read subdirectory sub into a malloc'd array of its stripe files after
+ * (after, after_gen) (sizes not filled in).  0, or -errno. */
+static int iod_store_collect(unsigned sub, uint64_t after, uint64_t after_gen,
     struct pvfs_stripe_ent **out, size_t *n)
 {
-	struct pvfs_stripe_ent *v = NULL, *nv;
+	struct pvfs_stripe_ent *v = NULL;
 	size_t cap = 0;
 	struct dirent *de;
 	char name[8];
-	uint64_t ino;
+	uint64_t ino, gen;
 	DIR *d;
-	int fd;
+	int fd, rc = 0;
 
 	*n = 0;
 	*out = NULL;
@@ -291,31 +357,28 @@ static int iod_store_collect(unsigned sub, uint64_t after,
 		close(fd);
 		return -errno;
 	}
-	while ((de = readdir(d)) != NULL) {
-		if ((ino = iod_store_name_ino(de->d_name, sub)) <= after)
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 256;
-			if ((nv = realloc(v, cap * sizeof *v)) == NULL) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		v[(*n)++].ino = ino;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (iod_store_name_parse(de->d_name, sub, &ino, &gen) == 0 &&
+		    iod_store_after(ino, gen, after, after_gen))
+			rc = iod_store_push(&v, n, &cap, ino, gen);
 	}
 	closedir(d);
+	if (rc != 0) {
+		free(v);
+		*n = 0;
+		return rc;
+	}
 	*out = v;
 	return 0;
 }
 
-/* IOD_LIST: the first max stripe files of subdirectory sub above after,
- * ascending, with their sizes.  A file removed meanwhile is left out and
- * the next one takes its place, so only the last page is short (the
- * caller pages on from the last inode returned).  0, or -errno. */
-int iod_store_list(unsigned sub, uint64_t after, uint32_t max,
-    struct pvfs_stripe_ent *ents, uint32_t *n, int *eof)
+/* IOD_LIST: the first max stripe files of subdirectory sub after (after,
+ * after_gen), ascending by (ino, gen), with their sizes.  A file removed
+ * meanwhile is left out and the next one takes its place, so only the
+ * last page is short (the caller pages on from the last entry returned).
+ * 0, or -errno. */
+int iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
+    uint32_t max, struct pvfs_stripe_ent *ents, uint32_t *n, int *eof)
 {
 	struct pvfs_stripe_ent *all;
 	struct stat st;
@@ -323,14 +386,14 @@ int iod_store_list(unsigned sub, uint64_t after, uint32_t max,
 	int rc;
 
 	*n = 0;
-	if ((rc = iod_store_collect(sub, after, &all, &count)) != 0)
+	if ((rc = iod_store_collect(sub, after, after_gen, &all, &count)) != 0)
 		return rc;
 	if (count > 1)
 		qsort(all, count, sizeof *all, iod_store_ent_cmp);
 	for (i = 0; i < count && *n < max; i++) {
-		if (iod_store_stat(all[i].ino, &st) != 0)
+		if (iod_store_stat(all[i].ino, all[i].gen, &st) != 0)
 			continue;
-		ents[*n].ino = all[i].ino;
+		ents[*n] = all[i];
 		ents[(*n)++].size = (uint64_t)st.st_size;
 	}
 	*eof = i == count;

@@ -2,7 +2,7 @@
  * iod.h - the I/O daemon's one internal header, grouped by source file.
  *
  * pvfs-iod stores the stripes of every file it holds in one local file,
- * DATADIR/XX/INODE, and serves them over a single-threaded libev loop.
+ * DATADIR/XX/INO.GEN (iod-store.c), and serves them over a single-threaded libev loop.
  * Each connection handles one request at a time; a READ reply is followed
  * by a stream sent with sendfile, a WRITE request by a stream received
  * into one buffer shared by the whole daemon (safe: a chunk is pwritten
@@ -68,22 +68,31 @@ extern struct iod iod;
 
 /* iod-store.c: stripe files and the LRU of open descriptors. */
 struct iod_file {
-	uint64_t ino;
+	uint64_t ino, gen; /* the file's identity, from its capability */
 	int fd;
 	int refs;  /* streams and handlers using fd right now */
 	int dead;  /* removed: close when refs drops to 0, never found again */
 	TAILQ_ENTRY(iod_file) lru;
 };
+/* "XX/" + 20 decimal digits + "." + 16 hex digits + NUL, rounded up */
+#define IOD_STORE_PATH_MAX 48
 int iod_store_init(const char *datadir, char **cause);
 void iod_store_shutdown(void);
-struct iod_file *iod_store_get(uint64_t ino, int create, int *err);
+/* The stripe file of (ino, gen) relative to DATADIR. */
+void iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len);
+/* A name in subdirectory sub back to (ino, gen): 0, or -1 if it is not
+ * exactly a name iod_store_path makes. */
+int iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
+    uint64_t *gen);
+struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, int create,
+    int *err);
 void iod_store_put(struct iod_file *f);
-int iod_store_stat(uint64_t ino, struct stat *st);
-int iod_store_remove(uint64_t ino);
+int iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st);
+int iod_store_remove(uint64_t ino, uint64_t gen);
 int iod_store_sync_dir(uint64_t ino);
 int iod_store_statfs(struct statvfs *sv);
-int iod_store_list(unsigned sub, uint64_t after, uint32_t max,
-    struct pvfs_stripe_ent *ents, uint32_t *n, int *eof);
+int iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
+    uint32_t max, struct pvfs_stripe_ent *ents, uint32_t *n, int *eof);
 
 /* iod-conn.c: connections and their state machine. */
 enum iod_conn_state {

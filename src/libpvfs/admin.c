@@ -217,7 +217,8 @@ admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
 
 int
 admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint32_t sub, uint64_t after, struct pvfs_iod_list_rep *rep)
+    uint32_t sub, uint64_t after, uint64_t after_gen,
+    struct pvfs_iod_list_rep *rep)
 {
 	struct pvfs_iod_list_req req;
 
@@ -227,13 +228,14 @@ admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	req.cap = *cap;
 	req.sub = sub;
 	req.after = after;
+	req.after_gen = after_gen;
 	req.max = PVFS_STRIPELIST_MAX;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_LIST, &req, rep, NULL);
 }
 
 int
 admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint64_t ino)
+    uint64_t ino, uint64_t gen)
 {
 	struct pvfs_iod_purge_req req;
 	struct pvfs_none rep;
@@ -243,5 +245,6 @@ admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	memset(&req, 0, sizeof(req));
 	req.cap = *cap;
 	req.ino = ino;
+	req.gen = gen;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_PURGE, &req, &rep, NULL);
 }

@@ -243,15 +243,18 @@ int admin_iod_statfs(struct client_fs *fs, uint32_t i,
 /* "host:port" of iod i (brackets around an IPv6 host). */
 void admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out,
     size_t len);
-/* pvfs-fsck: MGR_INOLIST of [first, first + count), then IOD_LIST of one
- * subdirectory of iod i and IOD_PURGE of one orphan with the ADMIN
- * capability it returned.  Free the replies' arrays with pvfs_msg_free. */
+/* pvfs-fsck: MGR_INOLIST of [first, first + count), IOD_LIST of one
+ * subdirectory of iod i after the stripe file (after, after_gen), and
+ * IOD_PURGE of the orphan stripe file (ino, gen), with the ADMIN
+ * capability MGR_INOLIST returned.  Free the replies' arrays with
+ * pvfs_msg_free. */
 int admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
     struct pvfs_mgr_inolist_rep *rep);
 int admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint32_t sub, uint64_t after, struct pvfs_iod_list_rep *rep);
+    uint32_t sub, uint64_t after, uint64_t after_gen,
+    struct pvfs_iod_list_rep *rep);
 int admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint64_t ino);
+    uint64_t ino, uint64_t gen);
 
 /* ---- handle.c: open files without a descriptor (the preload shim) ----
  * A handle is a struct file_open that is in no descriptor table: its

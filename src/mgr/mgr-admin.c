@@ -1,7 +1,8 @@
 /*
  * mgr-admin.c - MGR_INOLIST, what pvfs-fsck asks of the mgr: which inode
- * numbers are live files, the inode counter that bounds the answer, and
- * the ADMIN capability that lets it list and purge stripe files on iods.
+ * numbers are live files, with each one's identity (gen) and distribution,
+ * and the ADMIN capability that lets it list and purge stripe files on
+ * iods.
  */
 #include <errno.h>
 #include <string.h>
@@ -37,7 +38,7 @@ mgr_admin_inolist(void *rq, void *rp)
 	if (q->count > PVFS_INOLIST_SPAN)
 		return EINVAL;
 	rep->next_ino = mgr_ns_next_ino();
-	mgr_cap_mint(0, PVFS_R_ADMIN, NULL, &rep->cap);
+	mgr_cap_mint(0, 0, PVFS_R_ADMIN, NULL, &rep->cap);
 	rep->inos = admin_inos;
 	rep->n = 0;
 	end = q->first + q->count;
@@ -45,8 +46,11 @@ mgr_admin_inolist(void *rq, void *rp)
 		end = rep->next_ino;
 	for (ino = q->first; ino < end; ino++) {
 		in = mgr_ns_get(ino);
-		if (in != NULL && in->dir == NULL)
-			admin_inos[rep->n++].ino = ino;
+		if (in == NULL || in->dir != NULL)
+			continue;
+		admin_inos[rep->n].ino = ino;
+		admin_inos[rep->n].gen = in->gen;
+		admin_inos[rep->n++].dist = in->dist;
 	}
 	return 0;
 }

@@ -263,6 +263,28 @@ mgr_ns_set_next_ino(uint64_t ino)
 		ns_next_ino = ino;
 }
 
+/* A new file's identity.  Random rather than counted, so that no state
+ * the mgr can lose (a restore, a salvage) makes it repeat an earlier
+ * file's: two files share an inode number only with odds of 2^-64.  A
+ * pool refilled 64 numbers at a time keeps getrandom off most creates. */
+uint64_t
+mgr_ns_new_gen(void)
+{
+	static uint64_t pool[64];
+	static size_t left;
+	uint64_t gen;
+
+	do {
+		if (left == 0) {
+			if (getrandom(pool, sizeof(pool), 0) != (ssize_t)sizeof(pool))
+				fatal("getrandom: %s", strerror(errno));
+			left = sizeof(pool) / sizeof(pool[0]);
+		}
+		gen = pool[--left];
+	} while (gen == 0); /* 0 means "a file older than identities" */
+	return gen;
+}
+
 uint64_t
 mgr_ns_count(void)
 {
@@ -518,8 +540,10 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 	in->mset_ns = r->mset_ns;
 	if (in->dir != NULL && r->next_cookie > 1)
 		in->dir->next_cookie = r->next_cookie;
-	if (in->dir == NULL)
+	if (in->dir == NULL) {
 		in->dist = r->dist;
+		in->gen = r->gen;
+	}
 	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0) {
 		mgr_ns_inode_free(in);
 		return rc;

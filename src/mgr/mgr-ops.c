@@ -48,12 +48,13 @@ static struct mgr_dirent *op_des[PVFS_READDIR_MAX];
 /* ---- helpers ---- */
 
 void
-mgr_cap_mint(uint64_t ino, uint32_t rights, const struct pvfs_dist *dist,
-    struct pvfs_cap *cap)
+mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
+    const struct pvfs_dist *dist, struct pvfs_cap *cap)
 {
 	memset(cap, 0, sizeof(*cap));
 	cap->fsid = mgr.fsid;
 	cap->ino = ino;
+	cap->gen = gen;
 	cap->rights = rights;
 	cap->expiry = pvfs_now_ns() / 1000000000 + PVFS_CAP_LIFETIME;
 	if (dist != NULL)
@@ -64,7 +65,8 @@ mgr_cap_mint(uint64_t ino, uint32_t rights, const struct pvfs_dist *dist,
 static void
 mgr_op_cap(const struct mgr_inode *in, uint32_t rights, struct pvfs_cap *cap)
 {
-	mgr_cap_mint(in->ino, rights, in->dir == NULL ? &in->dist : NULL, cap);
+	mgr_cap_mint(in->ino, in->gen, rights, in->dir == NULL ? &in->dist : NULL,
+	    cap);
 }
 
 static int
@@ -218,6 +220,7 @@ mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
 	r.ino = mgr_ns_next_ino();
 	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0)
 		return rc;
+	r.gen = mgr_ns_new_gen();
 	r.mode = q->mode & 07777;
 	r.uid = q->cred.uid;
 	r.gid = mgr_op_new_gid(&q->cred, p->dir);

@@ -101,10 +101,10 @@ int mgr_auth_cred(const struct mgr_conn *c, struct pvfs_cred *cr);
 /* MGR_AUTH: decode a MUNGE credential and adopt its identity. */
 int mgr_auth_op(struct mgr_conn *c, void *req, void *rep);
 
-/* ---- mgr-ops.c: a signed capability for ino (0: the iods' admin
- * requests), with the file's distribution when dist is not NULL ---- */
-void mgr_cap_mint(uint64_t ino, uint32_t rights, const struct pvfs_dist *dist,
-    struct pvfs_cap *cap);
+/* ---- mgr-ops.c: a signed capability for (ino, gen) (ino 0: the iods'
+ * admin requests), with the file's distribution when dist is not NULL ---- */
+void mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
+    const struct pvfs_dist *dist, struct pvfs_cap *cap);
 
 /* ---- mgr-admin.c: what pvfs-fsck asks ---- */
 int mgr_admin_inolist(void *req, void *rep);
@@ -218,6 +218,8 @@ struct mgr_inode *mgr_ns_parent(const struct mgr_inode *in);
 int mgr_ns_is_ancestor(const struct mgr_inode *a, const struct mgr_inode *b);
 uint64_t mgr_ns_next_ino(void);
 void mgr_ns_set_next_ino(uint64_t ino);
+/* A random file identity (mgr_inode.gen), never 0. */
+uint64_t mgr_ns_new_gen(void);
 uint64_t mgr_ns_count(void);
 void mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a);
 int mgr_ns_apply(const struct mgr_rec *r);

@@ -1,16 +1,32 @@
 /*
- * pvfs-fsck - find, and with --repair remove, orphan stripe files: files
- * on an iod whose inode the mgr's name space no longer holds (an unlink
- * or rename whose client died, or whose iod was down, before every
- * IOD_REMOVE was answered).
+ * pvfs-fsck - check the stripe files on the iods against the mgr's files.
  *
- * Safe on a live file system: the mgr's live inodes are read first, with
- * its inode counter W; then each iod's stripe files.  A stripe file at or
- * above W belongs to a file created during the scan and is left alone; one
- * below W whose inode was not live when its range was read was unlinked
- * before that moment, and inode numbers are never reused, so it is an
- * orphan for good.  A file unlinked during the scan is not listed as an
- * orphan before its range is read after the unlink, and then it is one.
+ * A file's identity is (inode, gen): gen is drawn at random when the mgr
+ * creates the file, and names its stripe files on the iods.  Two kinds of
+ * finding:
+ *
+ * Orphans: stripe files whose (inode, gen) is no live file (an unlink or
+ * rename whose client died, or whose iod was down, before every
+ * IOD_REMOVE was answered; or stripes stranded when the mgr's metadata
+ * rolled back, whatever their inode).  Reported, and removed with
+ * --repair; they make the exit status non-zero.
+ *
+ * Missing or short stripes: a live file with a stripe file missing from
+ * an iod, or shorter than a dense file of its size would have there.  The
+ * mgr holds no size: a file's size is the highest byte any of its stripe
+ * files holds.  That is data lost, or a sparse file (a legitimate one), so
+ * these are only listed and do not change the exit status.
+ *
+ * Safe on a live file system, and independent of the mgr's inode counter
+ * (which rolls back with its metadata): first every iod's stripe files
+ * are listed, then the mgr is asked about the inode ranges they fall in.
+ * A client writes stripes only with a capability for a file the mgr had
+ * already created, so a stripe file that existed when it was listed and
+ * whose (inode, gen) is not a live file when its range is read afterwards
+ * belongs to no file.  A file unlinked in between is rightly an orphan;
+ * a file created in between has no stripe in the listing.  A file written
+ * during the scan may show as short, its iods being listed at different
+ * moments.
  */
 #include "config.h"
 
@@ -30,10 +46,21 @@
 static const char usage[] =
 "Usage: pvfs-fsck [OPTION]... PATH\n"
 "Check the file system of PATH (a mount prefix or a pvfs://host:port URL)\n"
-"for orphan stripe files: files on an iod whose inode no longer exists at\n"
-"the mgr.  Report each one (iod, inode, bytes); with --repair, remove it.\n"
-"Safe while the file system is in use.  Needs uid 0 or the uid running\n"
-"the mgr.\n"
+"against the stripe files its iods hold.  A file is known by its inode\n"
+"and its gen (an identity drawn when the file was created).\n"
+"\n"
+"Orphans: stripe files whose inode and gen are no live file at the mgr\n"
+"(the inode is missing, has another gen, or is above the mgr's counter).\n"
+"Each is reported (iod, inode, gen, bytes); with --repair, removed.\n"
+"\n"
+"Missing or short stripes (data lost, or a sparse file): live files with\n"
+"an iod that should hold data, for a dense file of the size the other\n"
+"stripes give, but has no stripe file or a shorter one.  Listed only;\n"
+"they do not change the exit status.\n"
+"\n"
+"Safe while the file system is in use: the iods are listed first, then\n"
+"the mgr is asked about the inodes found.  Needs uid 0 or the uid\n"
+"running the mgr.\n"
 "\n"
 "  -r, --repair   remove the orphans found\n"
 "  -q, --quiet    print only the summary line\n"
@@ -53,75 +80,48 @@ static const struct option longopts[] = {
 
 static int opt_repair, opt_quiet;
 
+/* One stripe file as an iod listed it. */
+struct fsck_stripe {
+	uint64_t ino, gen, size;
+	uint32_t iod;
+};
+
+/* A live file's iod that holds less than a dense file would. */
+struct fsck_short {
+	uint64_t ino, gen, have, want;
+	uint32_t iod;
+	int missing;
+};
+
 struct fsck {
 	const char *path;
 	struct client_fs *fs;
-	uint64_t watermark;  /* mgr's next inode when the scan began */
 	struct pvfs_cap cap; /* ADMIN, from the latest MGR_INOLIST */
-	uint64_t *live;      /* live file inodes below watermark, ascending */
-	size_t nlive, caplive;
-	uint64_t stripes, newer, orphans, orphan_bytes, removed;
+	struct fsck_stripe *st; /* every stripe file listed, then sorted */
+	size_t nst, capst;
+	struct fsck_short *sh;
+	size_t nsh, capsh;
+	uint64_t files, orphans, orphan_bytes, removed, short_files;
 	int status;
 };
 
-static void
-fsck_live_add(struct fsck *f, const struct pvfs_mgr_inolist_rep *r)
+/* Room for one more element in a growing array of size elements. */
+static void *
+fsck_grow(void *v, size_t n, size_t *cap, size_t size)
 {
-	uint64_t *grown;
-	uint32_t i;
+	void *grown;
 
-	if (f->nlive + r->n > f->caplive) {
-		f->caplive = (f->nlive + r->n) * 2;
-		grown = tool_xmalloc(f->caplive * sizeof(*grown));
-		if (f->nlive > 0)
-			memcpy(grown, f->live, f->nlive * sizeof(*grown));
-		free(f->live);
-		f->live = grown;
-	}
-	for (i = 0; i < r->n; i++)
-		f->live[f->nlive++] = r->inos[i].ino;
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 1024;
+	grown = tool_xmalloc(*cap * size);
+	if (n > 0)
+		memcpy(grown, v, n * size);
+	free(v);
+	return grown;
 }
 
-/* Read the mgr's live inodes below its counter, one range at a time.
- * 0 or -1 (reported). */
-static int
-fsck_scan_mgr(struct fsck *f)
-{
-	struct pvfs_mgr_inolist_rep r;
-	uint64_t first = 1;
-
-	do {
-		if (admin_inolist(f->fs, first, PVFS_INOLIST_SPAN, &r) != 0) {
-			tool_errmsg(f->path, "mgr: %s", strerror(errno));
-			return -1;
-		}
-		if (first == 1)
-			f->watermark = r.next_ino;
-		f->cap = r.cap;
-		fsck_live_add(f, &r);
-		pvfs_msg_free(PVFS_MGR_INOLIST, 1, &r);
-		first += PVFS_INOLIST_SPAN;
-	} while (first < f->watermark);
-	return 0;
-}
-
-static int
-fsck_is_live(const struct fsck *f, uint64_t ino)
-{
-	size_t lo = 0, hi = f->nlive;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->live[mid] == ino)
-			return 1;
-		if (f->live[mid] < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
+/* ---- first: every iod's stripe files ---- */
 
 /* A capability outlives any sane scan, but a very long one gets a new one
  * from the mgr rather than failing.  0 or -1. */
@@ -137,46 +137,32 @@ fsck_refresh_cap(struct fsck *f)
 	return 0;
 }
 
-static void
-fsck_orphan(struct fsck *f, uint32_t iod, const struct pvfs_stripe_ent *e)
-{
-	char addr[PVFS_HOST_MAX + 16];
-	const char *done = "";
-	int rc;
-
-	f->orphans++;
-	f->orphan_bytes += e->size;
-	if (opt_repair) {
-		rc = admin_iod_purge(f->fs, iod, &f->cap, e->ino);
-		if (rc != 0 && errno == EKEYEXPIRED && fsck_refresh_cap(f) == 0)
-			rc = admin_iod_purge(f->fs, iod, &f->cap, e->ino);
-		if (rc == 0) {
-			f->removed++;
-			done = ", removed";
-		} else {
-			admin_iod_addr(f->fs, iod, addr, sizeof(addr));
-			tool_errmsg(f->path, "iod %u (%s): remove inode %llu: %s",
-			    iod, addr, (unsigned long long)e->ino,
-			    strerror(errno));
-			f->status |= FSCK_OPERROR;
-		}
-	}
-	if (!opt_quiet)
-		printf("orphan: iod %u inode %llu bytes %llu%s\n", iod,
-		    (unsigned long long)e->ino, (unsigned long long)e->size, done);
-}
-
 /* One IOD_LIST page; a refused capability that merely expired is renewed
  * once.  0 or -1 (errno). */
 static int
-fsck_list(struct fsck *f, uint32_t iod, uint32_t sub, uint64_t after,
-    struct pvfs_iod_list_rep *r)
+fsck_list(struct fsck *f, uint32_t iod, uint32_t sub,
+    const struct fsck_stripe *after, struct pvfs_iod_list_rep *r)
 {
-	if (admin_iod_list(f->fs, iod, &f->cap, sub, after, r) == 0)
+	if (admin_iod_list(f->fs, iod, &f->cap, sub, after->ino, after->gen,
+	    r) == 0)
 		return 0;
 	if (errno != EKEYEXPIRED || fsck_refresh_cap(f) != 0)
 		return -1;
-	return admin_iod_list(f->fs, iod, &f->cap, sub, after, r);
+	return admin_iod_list(f->fs, iod, &f->cap, sub, after->ino, after->gen,
+	    r);
+}
+
+static void
+fsck_stripe_add(struct fsck *f, uint32_t iod, const struct pvfs_stripe_ent *e)
+{
+	struct fsck_stripe *s;
+
+	f->st = fsck_grow(f->st, f->nst, &f->capst, sizeof(*f->st));
+	s = &f->st[f->nst++];
+	s->ino = e->ino;
+	s->gen = e->gen;
+	s->size = e->size;
+	s->iod = iod;
 }
 
 /* Every stripe file of iod iod, subdirectory by subdirectory.  0 or -1. */
@@ -184,22 +170,19 @@ static int
 fsck_scan_iod(struct fsck *f, uint32_t iod)
 {
 	struct pvfs_iod_list_rep r;
-	uint64_t after;
+	struct fsck_stripe after;
 	uint32_t sub, i;
 	int eof;
 
 	for (sub = 0; sub < 256; sub++) {
-		after = 0;
+		memset(&after, 0, sizeof(after));
 		do {
-			if (fsck_list(f, iod, sub, after, &r) != 0)
+			if (fsck_list(f, iod, sub, &after, &r) != 0)
 				return -1;
 			for (i = 0; i < r.n; i++) {
-				f->stripes++;
-				if (r.ents[i].ino >= f->watermark)
-					f->newer++;
-				else if (!fsck_is_live(f, r.ents[i].ino))
-					fsck_orphan(f, iod, &r.ents[i]);
-				after = r.ents[i].ino;
+				fsck_stripe_add(f, iod, &r.ents[i]);
+				after.ino = r.ents[i].ino;
+				after.gen = r.ents[i].gen;
 			}
 			eof = r.eof || r.n == 0;
 			pvfs_msg_free(PVFS_IOD_LIST, 1, &r);
@@ -208,6 +191,8 @@ fsck_scan_iod(struct fsck *f, uint32_t iod)
 	return 0;
 }
 
+/* An iod that cannot be listed is reported and skipped: the others'
+ * findings stand, since each stripe is judged on its own. */
 static void
 fsck_scan_iods(struct fsck *f)
 {
@@ -224,23 +209,239 @@ fsck_scan_iods(struct fsck *f)
 }
 
 static int
+fsck_stripe_cmp(const void *a, const void *b)
+{
+	const struct fsck_stripe *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->iod < y->iod ? -1 : x->iod > y->iod;
+}
+
+/* ---- then: the mgr's files where those stripes are ---- */
+
+static void
+fsck_orphan(struct fsck *f, const struct fsck_stripe *s)
+{
+	char addr[PVFS_HOST_MAX + 16];
+	const char *done = "";
+	int rc;
+
+	f->orphans++;
+	f->orphan_bytes += s->size;
+	if (opt_repair) {
+		rc = admin_iod_purge(f->fs, s->iod, &f->cap, s->ino, s->gen);
+		if (rc != 0 && errno == EKEYEXPIRED && fsck_refresh_cap(f) == 0)
+			rc = admin_iod_purge(f->fs, s->iod, &f->cap, s->ino,
+			    s->gen);
+		if (rc == 0) {
+			f->removed++;
+			done = ", removed";
+		} else {
+			admin_iod_addr(f->fs, s->iod, addr, sizeof(addr));
+			tool_errmsg(f->path, "iod %u (%s): remove inode %llu "
+			    "gen %016llx: %s", s->iod, addr,
+			    (unsigned long long)s->ino,
+			    (unsigned long long)s->gen, strerror(errno));
+			f->status |= FSCK_OPERROR;
+		}
+	}
+	if (!opt_quiet)
+		printf("orphan: iod %u inode %llu gen %016llx bytes %llu%s\n",
+		    s->iod, (unsigned long long)s->ino,
+		    (unsigned long long)s->gen, (unsigned long long)s->size,
+		    done);
+}
+
+/* The live file of inode ino in an INOLIST reply (ascending), or NULL. */
+static const struct pvfs_ino_wire *
+fsck_live_find(const struct pvfs_mgr_inolist_rep *r, uint64_t ino)
+{
+	uint32_t lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (r->inos[mid].ino == ino)
+			return &r->inos[mid];
+		if (r->inos[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* iod's position in a file of distribution d, or d->pcount if the file
+ * has no part there. */
+static uint32_t
+fsck_rel(const struct fsck *f, const struct pvfs_dist *d, uint32_t iod)
+{
+	uint32_t niods = f->fs->niods;
+	uint32_t rel = (iod + niods - d->base % niods) % niods;
+
+	return rel < d->pcount ? rel : d->pcount;
+}
+
+/* File file's part on iod holds have (NULL: no stripe file), not want. */
+static void
+fsck_short_add(struct fsck *f, const struct fsck_stripe *file, uint32_t iod,
+    const struct fsck_stripe *have, uint64_t want)
+{
+	struct fsck_short *sh;
+
+	f->sh = fsck_grow(f->sh, f->nsh, &f->capsh, sizeof(*f->sh));
+	sh = &f->sh[f->nsh++];
+	sh->ino = file->ino;
+	sh->gen = file->gen;
+	sh->iod = iod;
+	sh->missing = have == NULL;
+	sh->have = have != NULL ? have->size : 0;
+	sh->want = want;
+}
+
+/* A live file's stripes s[0 .. n) (ascending by iod): its size is the
+ * highest byte any of them holds; each iod of the file should hold its
+ * share of a dense file of that size. */
+static void
+fsck_check_file(struct fsck *f, const struct pvfs_dist *d,
+    const struct fsck_stripe *s, size_t n)
+{
+	uint64_t size = 0, end, want;
+	uint32_t rel, iod;
+	size_t i, j;
+	int found = 0;
+
+	f->files++;
+	if (d->pcount == 0 || d->pcount > f->fs->niods || d->ssize == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		if ((rel = fsck_rel(f, d, s[i].iod)) == d->pcount)
+			continue;
+		end = pvfs_stripe_logical_end(s[i].size, d->pcount, d->ssize,
+		    rel);
+		size = end > size ? end : size;
+	}
+	for (rel = 0; rel < d->pcount; rel++) {
+		iod = pvfs_stripe_abs(d, rel, f->fs->niods);
+		want = pvfs_stripe_local_size(size, d->pcount, d->ssize, rel);
+		for (j = 0; j < n && s[j].iod != iod; j++)
+			;
+		if (want == 0 || (j < n && s[j].size >= want))
+			continue;
+		fsck_short_add(f, s, iod, j < n ? &s[j] : NULL, want);
+		found = 1;
+	}
+	f->short_files += found;
+}
+
+/* The stripes s[0 .. n) of one (inode, gen), judged by the INOLIST reply
+ * r for a range read after they were listed. */
+static void
+fsck_judge(struct fsck *f, const struct pvfs_mgr_inolist_rep *r,
+    const struct fsck_stripe *s, size_t n)
+{
+	const struct pvfs_ino_wire *live = fsck_live_find(r, s->ino);
+	size_t i;
+
+	if (live != NULL && live->gen == s->gen) {
+		fsck_check_file(f, &live->dist, s, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		fsck_orphan(f, &s[i]);
+}
+
+/* Stripes from *i on whose inode lies in the range of reply r, which
+ * starts there: judge them group by group.  *i moves past them. */
+static void
+fsck_judge_range(struct fsck *f, const struct pvfs_mgr_inolist_rep *r,
+    size_t *i)
+{
+	uint64_t first = f->st[*i].ino;
+	uint64_t last = first + (PVFS_INOLIST_SPAN - 1);
+	size_t j;
+
+	if (last < first)
+		last = UINT64_MAX;
+	while (*i < f->nst && f->st[*i].ino <= last) {
+		for (j = *i + 1; j < f->nst && f->st[j].ino == f->st[*i].ino &&
+		    f->st[j].gen == f->st[*i].gen; j++)
+			;
+		fsck_judge(f, r, &f->st[*i], j - *i);
+		*i = j;
+	}
+}
+
+/* Ask the mgr about each range of PVFS_INOLIST_SPAN inodes that starts
+ * at a listed stripe's inode, and only those.  0 or -1 (reported). */
+static int
+fsck_scan_mgr(struct fsck *f)
+{
+	struct pvfs_mgr_inolist_rep r;
+	size_t i = 0;
+
+	qsort(f->st, f->nst, sizeof(*f->st), fsck_stripe_cmp);
+	while (i < f->nst) {
+		if (admin_inolist(f->fs, f->st[i].ino, PVFS_INOLIST_SPAN,
+		    &r) != 0) {
+			tool_errmsg(f->path, "mgr: %s", strerror(errno));
+			return -1;
+		}
+		f->cap = r.cap;
+		fsck_judge_range(f, &r, &i);
+		pvfs_msg_free(PVFS_MGR_INOLIST, 1, &r);
+	}
+	return 0;
+}
+
+/* ---- report ---- */
+
+static void
+fsck_print_short(const struct fsck *f)
+{
+	const struct fsck_short *s;
+	size_t i;
+
+	if (opt_quiet || f->nsh == 0)
+		return;
+	printf("missing or short stripes (data lost, or a sparse file):\n");
+	for (i = 0; i < f->nsh; i++) {
+		s = &f->sh[i];
+		printf("short: inode %llu gen %016llx iod %u bytes %llu of "
+		    "%llu%s\n", (unsigned long long)s->ino,
+		    (unsigned long long)s->gen, s->iod,
+		    (unsigned long long)s->have, (unsigned long long)s->want,
+		    s->missing ? " (no stripe file)" : "");
+	}
+}
+
+static int
 fsck_run(struct fsck *f)
 {
 	if (admin_fs(f->path, &f->fs) != 0) {
 		tool_err(f->path, errno);
 		return FSCK_OPERROR;
 	}
+	if (fsck_refresh_cap(f) != 0) {
+		tool_errmsg(f->path, "mgr: %s", strerror(errno));
+		return FSCK_OPERROR;
+	}
+	fsck_scan_iods(f);
 	if (fsck_scan_mgr(f) != 0)
 		return FSCK_OPERROR;
-	fsck_scan_iods(f);
+	fsck_print_short(f);
 	if (f->removed > 0)
 		f->status |= FSCK_REPAIRED;
 	if (f->removed < f->orphans)
 		f->status |= FSCK_LEFT;
-	printf("%s: %zu files, %llu stripe files on %u iods (%llu newer than "
-	    "the scan), %llu orphans (%llu bytes), %llu removed\n", f->path,
-	    f->nlive, (unsigned long long)f->stripes, f->fs->niods,
-	    (unsigned long long)f->newer, (unsigned long long)f->orphans,
+	printf("%s: %zu stripe files on %u iods, %llu live files with stripes, "
+	    "%llu with missing or short stripes, %llu orphans (%llu bytes), "
+	    "%llu removed\n", f->path, f->nst, f->fs->niods,
+	    (unsigned long long)f->files, (unsigned long long)f->short_files,
+	    (unsigned long long)f->orphans,
 	    (unsigned long long)f->orphan_bytes,
 	    (unsigned long long)f->removed);
 	return f->status;
@@ -268,6 +469,7 @@ main(int argc, char **argv)
 	if (!tool_need_pvfs(f.path))
 		return FSCK_OPERROR;
 	rc = fsck_run(&f);
-	free(f.live);
+	free(f.st);
+	free(f.sh);
 	return rc;
 }

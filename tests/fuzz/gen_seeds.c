@@ -27,10 +27,18 @@ static void
 frame_seeds(const char *dir)
 {
 	static uint8_t zero[16384];
-	struct pvfs_iod_addr iod = { "127.0.0.1", 7000 };
+	struct pvfs_iod_addr iod = { "127.0.0.1", 7000, "" };
 	struct pvfs_mgr_fsinfo_rep fs = { 7, 65536, 1, &iod };
 	struct pvfs_mgr_open_req open = { .flags = PVFS_OF_CREAT, .mode = 0644,
 		.path = "/dir/file" };
+	/* fsck's replies with one file / stripe file, so that the seeds
+	 * hold their entries' shape (ino, gen, ...), not only empty arrays. */
+	struct pvfs_ino_wire ino = { 258, 0x0123456789abcdefull,
+		{ 1, 2, 65536 } };
+	struct pvfs_mgr_inolist_rep inolist = { .next_ino = 300, .n = 1,
+		.inos = &ino };
+	struct pvfs_stripe_ent ent = { 258, 0x0123456789abcdefull, 4096 };
+	struct pvfs_iod_list_rep list = { .eof = 1, .n = 1, .ents = &ent };
 	struct pvfs_buf b;
 	char name[64];
 	uint16_t op;
@@ -46,6 +54,10 @@ frame_seeds(const char *dir)
 				msg = &fs;
 			if (op == PVFS_MGR_OPEN && !reply)
 				msg = &open;
+			if (op == PVFS_MGR_INOLIST && reply)
+				msg = &inolist;
+			if (op == PVFS_IOD_LIST && reply)
+				msg = &list;
 			pvfs_buf_init(&b);
 			if (pvfs_frame_encode(&b, op, 1, reply, 0, msg) == 0) {
 				snprintf(name, sizeof(name), "%s-%s",

@@ -337,23 +337,59 @@ char *cluster_path(struct cluster *c, const char *rel, char *buf)
 	return buf;
 }
 
+char *cluster_stripe_name(struct cluster *c, int k, uint64_t ino,
+    uint64_t gen, char *buf)
+{
+	int n = snprintf(buf, PATH_MAX, "%s/iod%d/%02x/%" PRIu64, c->dir, k,
+	    (unsigned)(ino & 0xff), ino);
+
+	if (gen != 0 && n > 0 && n < PATH_MAX)
+		snprintf(buf + n, (size_t)(PATH_MAX - n), ".%016" PRIx64, gen);
+	return buf;
+}
+
+/* A stripe file of ino, whatever its gen, in the subdirectory XX of iod k
+ * (in upper case if upper), into buf.  1 if found, else 0. */
+static int cluster_stripe_find(struct cluster *c, int k, int upper,
+    uint64_t ino, char *buf)
+{
+	char dir[PATH_MAX - 64], name[32], ent[64];
+	struct dirent *de;
+	size_t len;
+	DIR *d;
+	int found = 0;
+
+	snprintf(dir, sizeof(dir), upper ? "%s/iod%d/%02X" : "%s/iod%d/%02x",
+	    c->dir, k, (unsigned)(ino & 0xff));
+	len = (size_t)snprintf(name, sizeof(name), "%" PRIu64, ino);
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, name, len) != 0 ||
+		    (de->d_name[len] != '\0' && de->d_name[len] != '.') ||
+		    strlen(de->d_name) >= sizeof(ent))
+			continue;
+		snprintf(ent, sizeof(ent), "%s", de->d_name);
+		snprintf(buf, PATH_MAX, "%s/%s", dir, ent);
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
 char *cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf)
 {
-	snprintf(buf, PATH_MAX, "%s/iod%d/%02x/%" PRIu64, c->dir, k,
-	    (unsigned)(ino & 0xff), ino);
+	if (!cluster_stripe_find(c, k, 0, ino, buf))
+		cluster_stripe_name(c, k, ino, 0, buf);
 	return buf;
 }
 
 int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino)
 {
 	char path[PATH_MAX];
-	struct stat st;
 
-	if (stat(cluster_stripe_file(c, k, ino, path), &st) == 0)
-		return 1;
-	snprintf(path, sizeof(path), "%s/iod%d/%02X/%" PRIu64, c->dir, k,
-	    (unsigned)(ino & 0xff), ino);
-	return stat(path, &st) == 0;
+	return cluster_stripe_find(c, k, 0, ino, path) ||
+	    cluster_stripe_find(c, k, 1, ino, path);
 }
 
 static int cluster_rm_rf(const char *dir)

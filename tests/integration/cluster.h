@@ -52,9 +52,15 @@ int cluster_kill(struct cluster *c, const char *daemon, int sig);
 int cluster_port(struct cluster *c, const char *daemon);
 /* "/pvfs/<rel>" ("/pvfs" for "") into buf (PATH_MAX bytes); returns buf. */
 char *cluster_path(struct cluster *c, const char *rel, char *buf);
-/* Path of iod k's stripe file for inode ino (DIR/iodK/XX/INODE) into buf. */
+/* Path of iod k's stripe file of (ino, gen) into buf: DIR/iodK/XX/INO for
+ * gen 0, DIR/iodK/XX/INO.<gen in 16 hex digits> otherwise.  Returns buf. */
+char *cluster_stripe_name(struct cluster *c, int k, uint64_t ino,
+    uint64_t gen, char *buf);
+/* Path of the stripe file iod k holds for inode ino, whatever its gen
+ * (the first found), or the gen 0 name if it holds none.  Returns buf. */
 char *cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf);
-/* 1 if iod k holds a stripe file for ino (upper- or lower-case XX), else 0. */
+/* 1 if iod k holds a stripe file for ino, of any gen (upper- or lower-case
+ * XX), else 0. */
 int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino);
 /* Print the tail of every daemon log to stderr. */
 void cluster_show_logs(struct cluster *c);

@@ -319,7 +319,8 @@ stripe_size(const struct pvfs_cap *cap)
 	char path[PATH_MAX];
 	struct stat st;
 
-	cluster_stripe_file(&c, (int)(cap->dist.base % NIODS), cap->ino, path);
+	cluster_stripe_name(&c, (int)(cap->dist.base % NIODS), cap->ino,
+	    cap->gen, path);
 	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
 }
 

@@ -1,11 +1,14 @@
 /*
  * test_fsck.c - pvfs-fsck against real orphans: files unlinked while an
  * iod was down (their stripe files stay there), a stray stripe file named
- * after a directory's inode, and files that must be left alone (a stripe
- * file newer than the scan, a name that is no stripe file, live files).
- * It reports exactly the orphans, removes exactly them with --repair,
- * then finds the file system clean, and live bytes are untouched.  Only
- * administrators may ask: the mgr and the iods refuse everyone else.
+ * after a directory's inode, one above the mgr's inode counter, and
+ * stripe files planted under a live file's inode with another identity
+ * (gen), which no read may serve; and things that must be left alone (a
+ * name that is no stripe file, live files).  It reports exactly the
+ * orphans, removes exactly them with --repair, then finds the file system
+ * clean, and live bytes are untouched.  A live file that lost a stripe
+ * file is listed apart, without failing the check.  Only administrators
+ * may ask: the mgr and the iods refuse everyone else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +37,7 @@
 #define NVICTIMS 5
 #define FILE_BYTES (3 * 65536 * 2 + 1234) /* every iod holds some */
 #define HIGH_INO (UINT64_C(1) << 40)      /* above any inode counter */
+#define OTHER_GEN UINT64_C(0x0123456789abcdef) /* no file's, by the odds */
 
 static struct cluster c;
 static struct rng rng;
@@ -98,6 +102,15 @@ static void plant(const char *path, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* The gen a stripe file's name spells (0 for a legacy "INO" name). */
+static uint64_t stripe_gen(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	dot = strchr(base != NULL ? base : path, '.');
+	return dot != NULL ? strtoull(dot + 1, NULL, 16) : 0;
+}
+
 static int has_line(const char *fmt, ...)
 {
 	char line[256];
@@ -147,44 +160,49 @@ static void test_report_repair(void **state)
 			expected += k == 1;
 		}
 
-	/* A directory's inode is below the counter and is no file: its
-	 * stripe file is an orphan.  One above the counter is newer than
-	 * the scan; a name that is not an inode is not a stripe file. */
+	/* A directory's inode is no file: its stripe file is an orphan.  So
+	 * is one at or above the mgr's inode counter (after a metadata
+	 * rollback its file is gone, whatever the counter says); a name
+	 * that is not an inode is not a stripe file. */
 	check_ok(pvfs_mkdir("/pvfs/fsck/d", 0755));
 	check_ok(pvfs_stat("/pvfs/fsck/d", &st));
 	dir_ino = (uint64_t)st.st_ino;
 	plant(cluster_stripe_file(&c, 2, dir_ino, stray), 777);
-	plant(cluster_stripe_file(&c, 0, HIGH_INO, high), 10);
+	plant(cluster_stripe_name(&c, 0, HIGH_INO, OTHER_GEN, high), 10);
 	snprintf(junk, sizeof(junk), "%s/iod0/00/not-a-stripe", c.dir);
 	plant(junk, 5);
 
 	rc = fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out));
 	print_message("%s", out);
 	assert_int_equal(rc, 4);
-	assert_int_equal(fsck_count_lines(out, "orphan:"), expected + 1);
+	assert_int_equal(fsck_count_lines(out, "orphan:"), expected + 2);
 	for (int k = 0; k < NIODS; k++)
 		for (i = 0; i < NVICTIMS; i++) {
 			if (stat(cluster_stripe_file(&c, k, victim[i], path),
 			    &st) != 0)
 				continue;
+			assert_true(stripe_gen(path) != 0);
 			assert_true(has_line("orphan: iod %d inode %" PRIu64
-			    " bytes %lld\n", k, victim[i], (long long)st.st_size));
+			    " gen %016" PRIx64 " bytes %lld\n", k, victim[i],
+			    stripe_gen(path), (long long)st.st_size));
 		}
-	assert_true(has_line("orphan: iod 2 inode %" PRIu64 " bytes 777\n",
-	    dir_ino));
-	assert_true(has_line(", %d orphans (", expected + 1));
-	assert_true(has_line("(1 newer than the scan)"));
+	assert_true(has_line("orphan: iod 2 inode %" PRIu64 " gen "
+	    "0000000000000000 bytes 777\n", dir_ino));
+	assert_true(has_line("orphan: iod 0 inode %" PRIu64 " gen %016" PRIx64
+	    " bytes 10\n", HIGH_INO, OTHER_GEN));
+	assert_true(has_line(", %d orphans (", expected + 2));
+	assert_int_equal(fsck_count_lines(out, "short:"), 0);
 
 	rc = fsck_run(&c, "--repair", (uid_t)-1, out, sizeof(out));
 	print_message("%s", out);
 	assert_int_equal(rc, 1);
-	assert_int_equal(fsck_count_lines(out, "orphan:"), expected + 1);
-	assert_true(has_line("%d removed\n", expected + 1));
+	assert_int_equal(fsck_count_lines(out, "orphan:"), expected + 2);
+	assert_true(has_line("%d removed\n", expected + 2));
 	for (int k = 0; k < NIODS; k++)
 		for (i = 0; i < NVICTIMS; i++)
 			assert_false(cluster_stripe_exists(&c, k, victim[i]));
 	assert_int_equal(access(stray, F_OK), -1);
-	assert_int_equal(access(high, F_OK), 0);
+	assert_int_equal(access(high, F_OK), -1);
 	assert_int_equal(access(junk, F_OK), 0);
 
 	rc = fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out));
@@ -196,8 +214,127 @@ static void test_report_repair(void **state)
 		for (int k = 0; k < NIODS; k++)
 			assert_true(cluster_stripe_exists(&c, k, live[i]));
 	}
-	unlink(high);
 	unlink(junk);
+}
+
+/* A read of the live file path: its size and, from buf, its bytes. */
+static ssize_t read_all(const char *path, unsigned char *buf, size_t len)
+{
+	int fd = (int)check_ok(pvfs_open(path, O_RDONLY));
+	ssize_t n = check_ok(pvfs_read(fd, buf, len));
+
+	check_ok(pvfs_close(fd));
+	return n;
+}
+
+/* Stripe files under a live file's inode but of another identity, as a
+ * metadata rollback leaves them when the inode number is handed out
+ * again: a legacy "INO" name and "INO.<other gen>", longer than the
+ * file's own and full of 'x'.  No read serves them, to the new empty
+ * file nor to the written one; pvfs-fsck names them orphans and
+ * --repair removes exactly them. */
+static void test_other_identity(void **state)
+{
+	static unsigned char buf[2 * FILE_BYTES];
+	char path[PATH_MAX], own[PATH_MAX];
+	uint64_t seed = rng_next(&rng), ino, empty, gen;
+	struct stat st;
+	int fd, k, rc;
+
+	ino = make_file("/pvfs/fsck/written", seed);
+	fd = (int)check_ok(pvfs_open("/pvfs/fsck/empty", O_CREAT | O_WRONLY,
+	    0600));
+	check_ok(pvfs_fstat(fd, &st));
+	check_ok(pvfs_close(fd));
+	empty = (uint64_t)st.st_ino;
+	assert_true(cluster_stripe_exists(&c, 0, ino));
+	gen = stripe_gen(cluster_stripe_file(&c, 0, ino, own));
+	assert_true(gen != 0 && gen != OTHER_GEN);
+	for (k = 0; k < NIODS; k++) {
+		plant(cluster_stripe_name(&c, k, ino, OTHER_GEN, path),
+		    2 * FILE_BYTES);
+		plant(cluster_stripe_name(&c, k, empty, 0, path), 4096);
+		plant(cluster_stripe_name(&c, k, empty, OTHER_GEN, path), 4096);
+	}
+
+	check_file("/pvfs/fsck/written", seed);
+	assert_int_equal(read_all("/pvfs/fsck/empty", buf, sizeof(buf)), 0);
+	check_ok(pvfs_stat("/pvfs/fsck/empty", &st));
+	assert_int_equal(st.st_size, 0);
+	check_ok(pvfs_stat("/pvfs/fsck/written", &st));
+	assert_int_equal(st.st_size, FILE_BYTES);
+
+	rc = fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out));
+	print_message("%s", out);
+	assert_int_equal(rc, 4);
+	assert_int_equal(fsck_count_lines(out, "orphan:"), 3 * NIODS);
+	for (k = 0; k < NIODS; k++) {
+		assert_true(has_line("orphan: iod %d inode %" PRIu64 " gen %016"
+		    PRIx64 " bytes %d\n", k, ino, OTHER_GEN, 2 * FILE_BYTES));
+		assert_true(has_line("orphan: iod %d inode %" PRIu64 " gen "
+		    "0000000000000000 bytes 4096\n", k, empty));
+		assert_true(has_line("orphan: iod %d inode %" PRIu64 " gen %016"
+		    PRIx64 " bytes 4096\n", k, empty, OTHER_GEN));
+	}
+	assert_false(has_line("inode %" PRIu64 " gen %016" PRIx64, ino, gen));
+
+	assert_int_equal(fsck_run(&c, "--repair", (uid_t)-1, out, sizeof(out)),
+	    1);
+	for (k = 0; k < NIODS; k++) {
+		assert_int_equal(access(cluster_stripe_name(&c, k, ino,
+		    OTHER_GEN, path), F_OK), -1);
+		assert_int_equal(access(cluster_stripe_name(&c, k, empty, 0,
+		    path), F_OK), -1);
+		assert_int_equal(access(cluster_stripe_name(&c, k, empty,
+		    OTHER_GEN, path), F_OK), -1);
+		assert_true(cluster_stripe_exists(&c, k, ino));
+	}
+	assert_int_equal(fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out)), 0);
+	check_file("/pvfs/fsck/written", seed);
+	check_ok(pvfs_unlink("/pvfs/fsck/written"));
+	check_ok(pvfs_unlink("/pvfs/fsck/empty"));
+}
+
+/* A live file whose stripe file went from one iod (a lost disk, a hand
+ * at work) is listed under its own heading, with the bytes that iod
+ * should hold; that is no orphan and no failure (a sparse file looks the
+ * same).  A stripe cut short is listed too. */
+static void test_missing_stripe(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	char path[PATH_MAX];
+	uint64_t seed = rng_next(&rng), ino, gen;
+	const struct pvfs_dist *d = &f.cap.dist;
+	uint32_t rel1, rel2;
+	int rc;
+
+	ino = make_file("/pvfs/fsck/holed", seed);
+	raw_open(&c, "/fsck/holed", PVFS_OF_RDONLY, &f);
+	gen = f.cap.gen;
+	assert_true(f.cap.ino == ino && gen != 0 && d->pcount == NIODS);
+	assert_int_equal(fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out)), 0);
+	assert_int_equal(fsck_count_lines(out, "short:"), 0);
+
+	assert_int_equal(unlink(cluster_stripe_name(&c, 1, ino, gen, path)), 0);
+	assert_int_equal(truncate(cluster_stripe_name(&c, 2, ino, gen, path),
+	    100), 0);
+	rel1 = (1 + NIODS - d->base) % NIODS;
+	rel2 = (2 + NIODS - d->base) % NIODS;
+	rc = fsck_run(&c, NULL, (uid_t)-1, out, sizeof(out));
+	print_message("%s", out);
+	assert_int_equal(rc, 0);
+	assert_int_equal(fsck_count_lines(out, "orphan:"), 0);
+	assert_int_equal(fsck_count_lines(out, "missing or short stripes "
+	    "(data lost, or a sparse file):\n"), 1);
+	assert_int_equal(fsck_count_lines(out, "short:"), 2);
+	assert_true(has_line("short: inode %" PRIu64 " gen %016" PRIx64
+	    " iod 1 bytes 0 of %" PRIu64 " (no stripe file)\n", ino, gen,
+	    pvfs_stripe_local_size(FILE_BYTES, NIODS, d->ssize, rel1)));
+	assert_true(has_line("short: inode %" PRIu64 " gen %016" PRIx64
+	    " iod 2 bytes 100 of %" PRIu64 "\n", ino, gen,
+	    pvfs_stripe_local_size(FILE_BYTES, NIODS, d->ssize, rel2)));
+	assert_true(has_line(", 1 with missing or short stripes, 0 orphans"));
+	check_ok(pvfs_unlink("/pvfs/fsck/holed"));
 }
 
 /* MGR_INOLIST on a raw connection claiming uid; the reply's status. */
@@ -217,10 +354,11 @@ static int inolist_as(uint32_t uid)
 	return st;
 }
 
-/* IOD_LIST on iod0 of subdirectory sub after after, at most max; the
- * reply's status, and the reply in rep (if not NULL) when 0. */
+/* IOD_LIST on iod0 of subdirectory sub after (after, after_gen), at most
+ * max; the reply's status, and the reply in rep (if not NULL) when 0. */
 static int iod_list_page(const struct pvfs_cap *cap, uint32_t sub,
-    uint64_t after, uint32_t max, struct pvfs_iod_list_rep *rep)
+    uint64_t after, uint64_t after_gen, uint32_t max,
+    struct pvfs_iod_list_rep *rep)
 {
 	static uint8_t body[PVFS_MAX_BODY];
 	struct pvfs_iod_list_rep tmp;
@@ -232,6 +370,7 @@ static int iod_list_page(const struct pvfs_cap *cap, uint32_t sub,
 	req.cap = *cap;
 	req.sub = sub;
 	req.after = after;
+	req.after_gen = after_gen;
 	req.max = max;
 	raw_send_frame(fd, PVFS_IOD_LIST, 0, &req);
 	st = raw_status(fd, &h);
@@ -248,7 +387,7 @@ static int iod_list_page(const struct pvfs_cap *cap, uint32_t sub,
 
 static int iod_list_with(const struct pvfs_cap *cap)
 {
-	return iod_list_page(cap, 0, 0, 10, NULL);
+	return iod_list_page(cap, 0, 0, 0, 10, NULL);
 }
 
 static int iod_purge_with(const struct pvfs_cap *cap, uint64_t ino)
@@ -294,6 +433,9 @@ static void test_refused(void **state)
 	forged = rep.cap;
 	forged.ino = ino; /* the MAC covers the inode */
 	assert_int_equal(iod_purge_with(&forged, ino), EACCES);
+	forged = rep.cap;
+	forged.gen = 1; /* and the gen */
+	assert_int_equal(iod_list_with(&forged), EACCES);
 
 	/* A file's capability with every right it can get is no ADMIN one. */
 	raw_open(&c, "/fsck/guarded", PVFS_OF_RDWR, &file);
@@ -313,8 +455,9 @@ static void test_refused(void **state)
 	check_file("/pvfs/fsck/guarded", seed);
 }
 
-/* IOD_LIST pages through a subdirectory in inode order, whatever order
- * the directory is in, skipping names that are no stripe file of it. */
+/* IOD_LIST pages through a subdirectory in (inode, gen) order, whatever
+ * order the directory is in, skipping names that are no stripe file of
+ * it; pvfs-fsck finds those above the inode counter orphans. */
 static void test_paging(void **state)
 {
 	enum { NPLANT = 25, PAGE = 10 };
@@ -322,11 +465,11 @@ static void test_paging(void **state)
 	struct pvfs_iod_list_rep r;
 	struct client_fs *fs;
 	char path[PATH_MAX];
-	uint64_t after = 0, want;
+	uint64_t after = 0, after_gen = 0, want;
 	int got = 0, pages = 0, i;
 
-	/* Above the counter (left alone by pvfs-fsck), all in subdir 05,
-	 * planted in a shuffled order; plus a misplaced one and junk. */
+	/* Above the counter, all in subdir 05, planted in a shuffled order;
+	 * plus a misplaced one and junk. */
 	for (i = 0; i < NPLANT; i++) {
 		want = HIGH_INO + 5 + 256 * (uint64_t)((i * 7) % NPLANT);
 		plant(cluster_stripe_file(&c, 0, want, path),
@@ -340,14 +483,19 @@ static void test_paging(void **state)
 	check_ok(admin_inolist(fs, 0, 0, &ml));
 	do {
 		memset(&r, 0, sizeof(r));
-		assert_int_equal(iod_list_page(&ml.cap, 5, after, PAGE, &r), 0);
+		assert_int_equal(iod_list_page(&ml.cap, 5, after, after_gen,
+		    PAGE, &r), 0);
 		for (uint32_t k = 0; k < r.n; k++) {
-			assert_true(r.ents[k].ino > after);
+			assert_true(r.ents[k].ino > after ||
+			    (r.ents[k].ino == after &&
+			    r.ents[k].gen > after_gen));
 			after = r.ents[k].ino;
+			after_gen = r.ents[k].gen;
 			if (after < HIGH_INO)
 				continue; /* a live file's, from the tests above */
 			want = HIGH_INO + 5 + 256 * (uint64_t)got;
 			assert_int_equal(r.ents[k].ino, want);
+			assert_int_equal(r.ents[k].gen, 0);
 			assert_int_equal(r.ents[k].size, got);
 			got++;
 		}
@@ -357,20 +505,24 @@ static void test_paging(void **state)
 	} while (!r.eof);
 	assert_int_equal(got, NPLANT);
 	assert_true(pages >= (NPLANT + PAGE - 1) / PAGE);
-	assert_int_equal(iod_list_page(&ml.cap, 256, 0, PAGE, NULL), EINVAL);
+	assert_int_equal(iod_list_page(&ml.cap, 256, 0, 0, PAGE, NULL), EINVAL);
 	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &ml);
-	/* pvfs-fsck counts them as newer than the scan, and keeps them. */
-	assert_int_equal(fsck_run(&c, "--repair", (uid_t)-1, out, sizeof(out)), 0);
-	assert_true(has_line("(%d newer than the scan)", NPLANT));
+	/* No file has those inodes: pvfs-fsck removes them all (the empty
+	 * one too), whatever the inode counter says. */
+	assert_int_equal(fsck_run(&c, "--repair", (uid_t)-1, out,
+	    sizeof(out)), 1);
+	assert_true(has_line(", %d orphans (", NPLANT));
 	for (i = 0; i < NPLANT; i++)
-		assert_int_equal(unlink(cluster_stripe_file(&c, 0,
-		    HIGH_INO + 5 + 256 * (uint64_t)i, path)), 0);
+		assert_int_equal(access(cluster_stripe_name(&c, 0,
+		    HIGH_INO + 5 + 256 * (uint64_t)i, 0, path), F_OK), -1);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_repair),
+		cmocka_unit_test(test_other_identity),
+		cmocka_unit_test(test_missing_stripe),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_paging),
 	};

@@ -80,7 +80,9 @@ test_cap_verify(void **state)
 {
 	const uint8_t key[32] = "0123456789abcdef0123456789abcde";
 	const uint8_t other[32] = "0123456789abcdef0123456789abcdX";
-	struct pvfs_cap c = { 7, 42, PVFS_R_READ | PVFS_R_SIZE, 1000, { 1, 4, 65536 }, { 0 } }, t;
+	struct pvfs_cap c = { .fsid = 7, .ino = 42, .gen = 0x1122334455667788ull,
+		.rights = PVFS_R_READ | PVFS_R_SIZE, .expiry = 1000,
+		.dist = { 1, 4, 65536 }, .mac = { 0 } }, t;
 
 	pvfs_cap_sign(&c, key, sizeof(key));
 	assert_int_equal(pvfs_cap_verify(&c, key, sizeof(key), PVFS_R_READ, 999), 0);
@@ -88,6 +90,12 @@ test_cap_verify(void **state)
 	assert_int_equal(pvfs_cap_verify(&c, key, sizeof(key), PVFS_R_READ, 1001), -EKEYEXPIRED);
 	assert_int_equal(pvfs_cap_verify(&c, other, sizeof(other), PVFS_R_READ, 999), -EACCES);
 	t = c, t.ino++;
+	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);
+	/* (ino, gen) names the stripe files: a cap for another file of the
+	 * same inode number must not verify, nor one for its legacy name. */
+	t = c, t.gen ^= 1;
+	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);
+	t = c, t.gen = 0;
 	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);
 	t = c, t.rights |= PVFS_R_WRITE;
 	assert_int_equal(pvfs_cap_verify(&t, key, sizeof(key), 0, 0), -EACCES);

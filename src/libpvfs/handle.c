@@ -180,12 +180,20 @@ handle_fstat(struct file_open *of, struct stat *st)
 {
 	struct pvfs_mgr_getattr_req req;
 	struct pvfs_mgr_attrcap_rep rep;
+	uint64_t gen;
 
 	memset(&req, 0, sizeof(req));
 	client_cred(&req.cred);
 	req.ino = of->ino;
 	if (conn_rpc(of->fs, PVFS_MGR_GETATTR, &req, &rep) != 0)
 		return -1;
+	pthread_mutex_lock(&of->cap_lock);
+	gen = of->cap.gen;
+	pthread_mutex_unlock(&of->cap_lock);
+	if (rep.cap.gen != gen) {
+		errno = ESTALE; /* the inode number is another file's now */
+		return -1;
+	}
 	return meta_stat_reply(of->fs, &rep, st);
 }
 

@@ -686,6 +686,12 @@ io_refresh(struct io_file *f)
 	req.rights = f->want_rights;
 	if (conn_rpc(f->fs, PVFS_MGR_GETATTR, &req, &rep) != 0)
 		return -1;
+	if (rep.cap.gen != f->cap.gen) {
+		/* Another file has the inode number now (after a restore or a
+		 * salvage): this one is gone. */
+		errno = ESTALE;
+		return -1;
+	}
 	f->cap = rep.cap;
 	f->refreshed = 1;
 	return 0;

@@ -1,11 +1,17 @@
 /* gen_seeds.c - write the seed corpus: one valid frame per opcode and
- * direction, sample pvfstab/iodtab texts, and sample patterns.
- *   gen_seeds DIR   (creates DIR/frame, DIR/config, DIR/pattern) */
+ * direction, sample pvfstab/iodtab texts, sample patterns, and journal
+ * bodies of every record type.
+ *   cc -Isrc/common -Isrc/mgr -Iinclude tests/fuzz/gen_seeds.c \
+ *       src/common/*.c src/mgr/mgr-record.c -o gen_seeds
+ *   gen_seeds DIR   (creates DIR/frame, DIR/config, DIR/pattern,
+ *                    DIR/journal) */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common.h"
+#include "mgr.h"
+
+#define FUZZ_SALT 0x5eed5eed5eed5eedull /* as in fuzz_journal.c */
 
 static void
 put_file(const char *dir, const char *sub, const char *name, const void *p,
@@ -69,6 +75,52 @@ frame_seeds(const char *dir)
 	}
 }
 
+/* Format 2: a byte choosing the mode, then batches of every record type;
+ * format 1: the same records framed alone. */
+static void
+journal_seeds(const char *dir)
+{
+	struct mgr_batch b;
+	struct pvfs_buf out, one;
+	struct mgr_rec r;
+	int t, seq = 0;
+
+	memset(&b, 0, sizeof(b));
+	memset(&out, 0, sizeof(out));
+	pvfs_buf_put_u8(&out, 0);
+	for (t = MGR_REC_CREATE; t <= MGR_REC_END; t++) {
+		memset(&r, 0, sizeof(r));
+		r.type = (uint8_t)t;
+		r.parent = 1;
+		r.parent2 = 1;
+		r.ino = 2 + (uint64_t)t;
+		r.gen = 0x1234;
+		r.mask = MGR_REC_ALL;
+		r.mode = 0644;
+		r.name = "file";
+		r.namelen = 4;
+		r.name2 = "other";
+		r.namelen2 = 5;
+		mgr_batch_add(&b, &r);
+		if (t % 2 == 0) {
+			mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
+			pvfs_buf_put(&out, b.buf.data, b.buf.len);
+			mgr_batch_reset(&b);
+		}
+	}
+	mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
+	pvfs_buf_put(&out, b.buf.data, b.buf.len);
+	put_file(dir, "journal", "format2", out.data, out.len);
+	pvfs_buf_reset(&out);
+	pvfs_buf_put_u8(&out, 2);
+	memset(&one, 0, sizeof(one));
+	mgr_record_encode(&one, &r); /* END: the same bytes in format 1 */
+	pvfs_buf_put_u32(&out, (uint32_t)one.len);
+	pvfs_buf_put_u32(&out, pvfs_crc32c(0, one.data, one.len));
+	pvfs_buf_put(&out, one.data, one.len);
+	put_file(dir, "journal", "format1", out.data, out.len);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -84,6 +136,7 @@ main(int argc, char **argv)
 		return 2;
 	mkdir(argv[1], 0755);
 	frame_seeds(argv[1]);
+	journal_seeds(argv[1]);
 	put_file(argv[1], "config", "pvfstab", tab, strlen(tab));
 	put_file(argv[1], "config", "iodtab", iodtab, strlen(iodtab));
 	memset(pat, 0, sizeof(pat));

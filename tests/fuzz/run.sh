@@ -16,8 +16,10 @@ printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { re
 "$CLANG" $flags "$out/probe.c" -o "$out/probe" 2>/dev/null ||
 	{ echo "SKIP: clang has no libFuzzer runtime (apt-get install clang)"; exit 77; }
 pass=0 fail=0
-for t in frame config pattern; do
-	"$CLANG" $flags "$src/tests/fuzz/fuzz_$t.c" $common -o "$out/fuzz_$t"
+for t in frame config pattern journal; do
+	extra=""
+	[ "$t" = journal ] && extra="-I$src/src/mgr $src/src/mgr/mgr-record.c"
+	"$CLANG" $flags "$src/tests/fuzz/fuzz_$t.c" $common $extra -o "$out/fuzz_$t"
 	mkdir -p "$out/corpus-$t"
 	if "$out/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$out/crash-$t-" "$out/corpus-$t" \

@@ -512,6 +512,58 @@ test_sigkill_during_checkpoints(void **state)
 	drop_cluster();
 }
 
+/* ---- an older metadata directory ---- */
+
+static void
+test_format1_directory_loads(void **state)
+{
+	char cmd[4 * PATH_MAX], buf[64], path[PATH_MAX];
+	struct stat st;
+	uint8_t *p;
+	size_t len;
+	int fd;
+
+	(void)state;
+	fresh_cluster(NULL);
+	assert_int_equal(cluster_stop(&c), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s/tests/data/format1 && "
+	    "cp meta/fsid meta/snapshot meta/journal.2 %s/meta/ && "
+	    "rm -f %s/meta/journal.1 && cp -r iod0 iod1 %s/", getenv("PVFS_SRCDIR"),
+	    c.dir, c.dir, c.dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(count_names("/a"), 29 + 1);   /* f3..f30 and b */
+	assert_int_equal(count_names("/a/b"), 2);      /* c and moved */
+	check_ok(pvfs_stat("/pvfs/a/f3", &st));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_errno(pvfs_stat("/pvfs/a/f2", &st), ENOENT);
+	assert_errno(pvfs_stat("/pvfs/a/f1", &st), ENOENT);
+	fd = check_ok(pvfs_open("/pvfs/z/last", O_RDONLY));
+	assert_int_equal(pvfs_read(fd, buf, sizeof(buf)), 6);
+	assert_memory_equal(buf, "alpha\n", 6);
+	check_ok(pvfs_close(fd));
+	/* Rewritten in today's format; the old journal is gone. */
+	p = slurp(meta_path("snapshot", path), &len);
+	assert_memory_equal(p, "PVFSSNAP", 8);
+	free(p);
+	assert_int_equal(stat(meta_path("journal.2", path), &st), -1);
+	p = slurp(meta_path("journal.3", path), &len);
+	assert_memory_equal(p, "PVFSJRNL", 8);
+	free(p);
+	/* New files work beside the old ones, across a restart. */
+	fd = check_ok(pvfs_open("/pvfs/z/new", O_CREAT | O_WRONLY, 0644));
+	assert_int_equal(pvfs_write(fd, "beta\n", 5), 5);
+	check_ok(pvfs_close(fd));
+	assert_int_equal(cluster_restart(&c), 0);
+	fd = check_ok(pvfs_open("/pvfs/z/new", O_RDONLY));
+	assert_int_equal(pvfs_read(fd, buf, sizeof(buf)), 5);
+	check_ok(pvfs_close(fd));
+	fd = check_ok(pvfs_open("/pvfs/a/f30", O_RDONLY));
+	assert_int_equal(pvfs_read(fd, buf, sizeof(buf)), 6);
+	check_ok(pvfs_close(fd));
+	drop_cluster();
+}
+
 int
 main(void)
 {
@@ -521,6 +573,7 @@ main(void)
 		cmocka_unit_test(test_cut_at_boundaries),
 		cmocka_unit_test(test_missing_and_leftover_pieces),
 		cmocka_unit_test(test_sigkill_during_checkpoints),
+		cmocka_unit_test(test_format1_directory_loads),
 	};
 	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 

@@ -532,7 +532,7 @@ test_format1_directory_loads(void **state)
 	    c.dir, c.dir, c.dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(cluster_start_again(&c), 0);
-	assert_int_equal(count_names("/a"), 29 + 1);   /* f3..f30 and b */
+	assert_int_equal(count_names("/a"), 28 + 1);   /* f3..f30 and b */
 	assert_int_equal(count_names("/a/b"), 2);      /* c and moved */
 	check_ok(pvfs_stat("/pvfs/a/f3", &st));
 	assert_int_equal(st.st_mode & 07777, 0600);

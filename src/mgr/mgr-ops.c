@@ -14,7 +14,7 @@
 
 #include "mgr.h"
 
-#define OP_FFREE (1ull << 40) /* inode numbers are 64-bit and never reused */
+#define OP_FFREE (1ull << 40) /* inode numbers are 64-bit: never exhausted */
 
 static union {
 	struct pvfs_none none;

@@ -215,7 +215,7 @@ static void test_full_restart_keeps_everything(void **state)
 	check_tree("before restart");
 	assert_int_equal(cluster_restart(&c), 0);
 	check_tree("after a restart");
-	/* Inode numbers are never reused. */
+	/* Inode numbers are not reused across a restart. */
 	check_ok(pvfs_close(check_ok(pvfs_creat("/pvfs/after1", 0644))));
 	check_ok(pvfs_stat("/pvfs/after1", &st));
 	assert_true(st.st_ino > max_ino());

@@ -171,6 +171,7 @@ mgr_backup_main(int cmd, const char *metadir, const char *dest)
 	l.fsid = backup_fsid(src);
 	l.online = cmd == MGR_CMD_BACKUP;
 	l.salvage = cmd == MGR_CMD_SALVAGE;
+	l.action = cmd == MGR_CMD_BACKUP ? "back it up" : "restore from it";
 	if ((l.report = open_memstream(&text, &textlen)) == NULL)
 		fatal("out of memory");
 	mgr_ns_init();

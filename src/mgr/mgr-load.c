@@ -46,7 +46,8 @@ load_fail(const struct mgr_load *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fatal("%s; refusing to start: " LOAD_HINT_SALVAGE, msg, l->dir);
+	fatal("%s; refusing to %s: " LOAD_HINT_SALVAGE, msg,
+	    l->action != NULL ? l->action : "start", l->dir);
 }
 
 /* In salvage mode damage is reported and the load goes on. */

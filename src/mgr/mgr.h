@@ -308,6 +308,7 @@ struct mgr_load {
 	uint64_t fsid;          /* in: the directory's file system id */
 	int salvage;            /* in: go on past damage, listing losses */
 	int online;             /* in: a mgr may be running on dir (backup) */
+	const char *action;     /* in: what damage stops ("start" if NULL) */
 	FILE *report;           /* in, salvage: where losses are listed */
 	int have_snapshot, have_snap_tmp;
 	int snap_format;        /* 0 (none), 1 or 2 */

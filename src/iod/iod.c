@@ -221,8 +221,6 @@ static uint16_t iod_prepare(void)
 		    cause ? cause : iod.keyfile);
 	if (iod_label_open(iod.datadir, &cause) != 0)
 		fatal("refusing to start: %s", cause ? cause : iod.datadir);
-	log_info("%s: iod %" PRIu32 " of file system %016" PRIx64 " (uuid %s)",
-	    iod.datadir, iod.label.index, iod.label.fsid, iod.label.uuid);
 	if (iod_store_init(iod.datadir, &cause) != 0)
 		fatal("data directory: %s", cause ? cause : iod.datadir);
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
@@ -287,7 +285,9 @@ static void iod_publish(uint16_t port)
 		if (pvfs_write_file_atomic(iod.portfile, text) != 0)
 			fatal("%s: %s", iod.portfile, strerror(errno));
 	}
-	log_info("serving %s on port %u", iod.datadir, port);
+	log_info("serving %s on port %u: iod %" PRIu32 " of file system %016"
+	    PRIx64 " (uuid %s)", iod.datadir, port, iod.label.index,
+	    iod.label.fsid, iod.label.uuid);
 }
 
 static void iod_shutdown(void)

@@ -139,7 +139,7 @@ ping_fs(const char *path)
 	char what[PVFS_HOST_MAX + 32];
 	int64_t rtt;
 	uint32_t i;
-	int bad = 0;
+	int bad = 0, dis;
 	char inner[PVFS_PATH_MAX + 1];
 
 	if (client_resolve(path, &fs, inner) != 0) {
@@ -161,10 +161,12 @@ ping_fs(const char *path)
 		    (unsigned long long)rep.uptime_s, (double)rtt / 1000.0, fs->niods);
 	for (i = 0; i < fs->niods; i++)
 		bad += ping_iod(fs, i) != 0;
-	bad += ping_iodstatus(fs);
 	if (bad)
 		tool_errmsg(path, "%d of %u daemons failed", bad, fs->niods + 1);
-	return bad;
+	if ((dis = ping_iodstatus(fs)) != 0)
+		tool_errmsg(path, "the mgr finds %d of %u iods wrong or unreachable",
+		    dis, fs->niods);
+	return bad + dis;
 }
 
 int

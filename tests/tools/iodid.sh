@@ -61,10 +61,15 @@ replace_iod() {
 	k=$1 d=$2 key=$3
 	shift 3
 	port=$(cat "$FS/run/iod$k.lastport")
-	"$B/pvfs-local" kill "$FS" "iod$k" >/dev/null 2>&1
-	"$IOD" -d "$d" -k "$key" -l "127.0.0.1:$port" -p "$T/x.pid" \
-		-L "$T/x.log" -u "$FS/run/iod$k.sock" "$@" ||
-		echo "# replace_iod: pvfs-iod did not start"
+	"$B/pvfs-local" kill "$FS" "iod$k" KILL >/dev/null 2>&1
+	# The old iod's lock and port go with its exit: retry until then.
+	for _ in $(seq 50); do
+		"$IOD" -d "$d" -k "$key" -l "127.0.0.1:$port" -p "$T/x.pid" \
+			-L "$T/x.log" -u "$FS/run/iod$k.sock" "$@" 2>>"$T/x.err" &&
+			return 0
+		sleep 0.1
+	done
+	echo "# replace_iod: pvfs-iod did not start"; cat "$T/x.err"
 }
 stop_replacement() {
 	[ -s "$T/x.pid" ] && kill "$(cat "$T/x.pid")" 2>/dev/null

@@ -171,6 +171,7 @@ enum pvfs_log_level { PVFS_LOG_ERR, PVFS_LOG_WARN, PVFS_LOG_INFO, PVFS_LOG_DEBUG
 /* path NULL: stderr; "syslog": syslog; else append to the file. */
 int pvfs_log_open(const char *prog, const char *path, enum pvfs_log_level lvl);
 int pvfs_log_level_parse(const char *s, enum pvfs_log_level *lvl);
+void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -77,6 +77,16 @@ log_vwrite(enum pvfs_log_level lvl, const char *fmt, va_list ap)
 }
 
 void
+log_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(PVFS_LOG_ERR, fmt, ap);
+	va_end(ap);
+}
+
+void
 log_warn(const char *fmt, ...)
 {
 	va_list ap;

@@ -325,6 +325,48 @@ static const struct pvfs_field iod_purge_req_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field iodstat_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iodstat_wire, index),
+	PVFS_FSTR(struct pvfs_iodstat_wire, host),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_iodstat_wire, port),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iodstat_wire, state),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iodstat_wire, fsid),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iodstat_wire, label_index),
+	PVFS_FSTR(struct pvfs_iodstat_wire, uuid),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iodstat_wire, skew_ms),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iodstat_wire, rtt_us),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iodstat_wire, age_s),
+	PVFS_FSTR(struct pvfs_iodstat_wire, why),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_iodstatus_rep_f[] = {
+	PVFS_FARR(struct pvfs_mgr_iodstatus_rep, iods, n, PVFS_MAX_IODS,
+	    struct pvfs_iodstat_wire, iodstat_f),
+	PVFS_FEND
+};
+
+/* hello.c macs exactly these fields minus the mac, in this order. */
+static const struct pvfs_field iod_hello_req_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, fsid),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_hello_req, index),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, mgr_ns),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, rtt_ns),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, nonce),
+	PVFS_FLD(PVFS_F_MAC, struct pvfs_iod_hello_req, mac),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_hello_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_rep, fsid),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_hello_rep, index),
+	PVFS_FSTR(struct pvfs_iod_hello_rep, uuid),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_rep, iod_ns),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_hello_rep, flags),
+	PVFS_FLD(PVFS_F_MAC, struct pvfs_iod_hello_rep, mac),
+	PVFS_FEND
+};
+
 #define MSG(op, req, reqt, rep, rept) \
 	{ op, &(#op)[5], req, sizeof(reqt), rep, sizeof(rept) } /* skip "PVFS_" */
 
@@ -345,6 +387,7 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_STATFS, cred_only_f, struct pvfs_mgr_cred_req, mgr_statfs_rep_f, struct pvfs_mgr_statfs_rep),
 	MSG(PVFS_MGR_INOLIST, mgr_inolist_req_f, struct pvfs_mgr_inolist_req, mgr_inolist_rep_f, struct pvfs_mgr_inolist_rep),
 	MSG(PVFS_MGR_AUTH, mgr_auth_req_f, struct pvfs_mgr_auth_req, mgr_auth_rep_f, struct pvfs_mgr_auth_rep),
+	MSG(PVFS_MGR_IODSTATUS, cred_only_f, struct pvfs_mgr_cred_req, mgr_iodstatus_rep_f, struct pvfs_mgr_iodstatus_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {
@@ -360,6 +403,7 @@ static const struct pvfs_msgdesc iod_msgs[] = {
 	MSG(PVFS_IOD_WRITE_LIST, iod_write_list_req_f, struct pvfs_iod_write_list_req, iod_write_rep_f, struct pvfs_iod_write_rep),
 	MSG(PVFS_IOD_LIST, iod_list_req_f, struct pvfs_iod_list_req, iod_list_rep_f, struct pvfs_iod_list_rep),
 	MSG(PVFS_IOD_PURGE, iod_purge_req_f, struct pvfs_iod_purge_req, none_f, struct pvfs_none),
+	MSG(PVFS_IOD_HELLO, iod_hello_req_f, struct pvfs_iod_hello_req, iod_hello_rep_f, struct pvfs_iod_hello_rep),
 };
 
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 4
+#define PVFS_PROTO_VERSION 5
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -76,6 +76,7 @@ enum pvfs_op {
 	PVFS_MGR_STATFS,
 	PVFS_MGR_INOLIST,  /* fsck: live file inodes in a range; admins only */
 	PVFS_MGR_AUTH,     /* authenticate this TCP connection (doc/security.md) */
+	PVFS_MGR_IODSTATUS, /* the mgr's view of each iod, from its HELLOs */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -90,6 +91,7 @@ enum pvfs_op {
 	PVFS_IOD_WRITE_LIST, /* WRITE of a list of patterns; reply as WRITE */
 	PVFS_IOD_LIST,     /* fsck: the stripe files of one subdirectory (ADMIN) */
 	PVFS_IOD_PURGE,    /* fsck: remove an orphan's stripe file (ADMIN) */
+	PVFS_IOD_HELLO,    /* mgr -> iod: label check and the mgr's clock */
 	PVFS_IOD_OP_END,
 };
 
@@ -303,6 +305,35 @@ struct pvfs_mgr_auth_rep {
 	uint32_t uid, gid;
 };
 
+/* IODSTATUS: what the mgr learnt from its last HELLO to each iod of its
+ * table (cred only in the request; anyone may ask). */
+enum pvfs_iodst {
+	PVFS_IODST_PENDING,     /* no answer yet since the mgr started */
+	PVFS_IODST_OK,          /* key, label and protocol agree */
+	PVFS_IODST_UNREACHABLE, /* connect, send or receive failed (why) */
+	PVFS_IODST_KEY,         /* the iod's key differs from the mgr's */
+	PVFS_IODST_LABEL,       /* the data directory's label does not match */
+	PVFS_IODST_PROTO,       /* the iod answered with an error or garbage */
+};
+#define PVFS_UUID_HEX 32 /* a data directory's unique id: 32 hex digits */
+struct pvfs_iodstat_wire {
+	uint32_t index;
+	char host[PVFS_HOST_MAX + 1];
+	uint16_t port;
+	uint32_t state;       /* PVFS_IODST_* */
+	uint64_t fsid;        /* the label found (0 if never heard) ... */
+	uint32_t label_index; /* ... its index ... */
+	char uuid[PVFS_UUID_HEX + 1]; /* ... and its unique id */
+	int64_t skew_ms;      /* iod clock - mgr clock; valid once heard */
+	uint32_t rtt_us;      /* round trip of the last HELLO */
+	uint32_t age_s;       /* seconds since the last answer; ~0u: never */
+	char why[128];        /* the last failure, "" if none */
+};
+struct pvfs_mgr_iodstatus_rep {
+	uint32_t n;
+	struct pvfs_iodstat_wire *iods; /* freed by pvfs_msg_free */
+};
+
 /* ---- iod requests and replies ---- */
 struct pvfs_iod_read_req {
 	struct pvfs_cap cap;
@@ -400,6 +431,32 @@ struct pvfs_iod_ping_rep {
 	uint32_t version;
 	uint64_t uptime_s;
 };
+/* HELLO: sent by the mgr to every iod of its table at its start and then
+ * periodically.  mac = HMAC-SHA256(key, "pvfs-hello" + the fields before
+ * mac, as on the wire): a client cannot forge the mgr's clock.  An iod
+ * whose key verifies the mac adopts the clock (for capability expiry) and
+ * compares (fsid, index) with its label; on a mismatch it stops serving
+ * data until a HELLO matches (doc/protocol.md). */
+struct pvfs_iod_hello_req {
+	uint64_t fsid;   /* the mgr's file system */
+	uint32_t index;  /* the iod's position in the mgr's table */
+	int64_t mgr_ns;  /* the mgr's CLOCK_REALTIME when sent */
+	int64_t rtt_ns;  /* round trip of the previous HELLO, 0 if none */
+	uint64_t nonce;  /* random; the reply's mac covers it */
+	uint8_t mac[PVFS_MAC_LEN];
+};
+#define PVFS_HELLO_KEY_OK 0x1u   /* the request's mac verified */
+#define PVFS_HELLO_LABEL_OK 0x2u /* the label matches fsid and index */
+/* mac = HMAC-SHA256(key, "pvfs-hello-reply" + the request's nonce + the
+ * fields before mac): the mgr learns whether the iod's key is its own. */
+struct pvfs_iod_hello_rep {
+	uint64_t fsid;   /* the data directory's label */
+	uint32_t index;
+	char uuid[PVFS_UUID_HEX + 1];
+	int64_t iod_ns;  /* the iod's CLOCK_REALTIME when it replied */
+	uint32_t flags;  /* PVFS_HELLO_* */
+	uint8_t mac[PVFS_MAC_LEN];
+};
 
 /* ---- codec (proto-codec.c, proto-msgs.c) ---- */
 struct pvfs_buf;
@@ -428,6 +485,12 @@ void pvfs_cap_sign(struct pvfs_cap *cap, const uint8_t *key, size_t keylen);
  * missing a needed right), or -EKEYEXPIRED. */
 int pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key,
     size_t keylen, uint32_t need_rights, int64_t now);
+
+/* HELLO macs (hello.c). */
+void pvfs_hello_req_mac(const struct pvfs_iod_hello_req *r, const uint8_t *key,
+    size_t keylen, uint8_t mac[PVFS_MAC_LEN]);
+void pvfs_hello_rep_mac(const struct pvfs_iod_hello_rep *r, uint64_t nonce,
+    const uint8_t *key, size_t keylen, uint8_t mac[PVFS_MAC_LEN]);
 
 /* Pattern sanity (stripe.c): 0 or -EINVAL. */
 int pvfs_pattern_check(const struct pvfs_pattern *p);

@@ -17,10 +17,12 @@ static struct pvfs_stripe_ent admin_ents[PVFS_STRIPELIST_MAX];
 static int iod_admin_cap(const struct pvfs_cap *cap)
 {
 	int rc = pvfs_cap_verify(cap, iod.key, iod.keylen, PVFS_R_ADMIN,
-	    time(NULL));
+	    iod_label_now());
 
 	if (rc != 0)
 		return -rc;
+	if ((rc = iod_label_cap_check(cap)) != 0)
+		return rc;
 	return cap->ino == 0 ? 0 : EACCES;
 }
 

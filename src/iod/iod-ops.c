@@ -32,6 +32,7 @@ union iod_req {
 	struct pvfs_iod_write_list_req write_list;
 	struct pvfs_iod_list_req list;
 	struct pvfs_iod_purge_req purge;
+	struct pvfs_iod_hello_req hello;
 	uint8_t pad[256];
 };
 
@@ -60,7 +61,10 @@ union iod_rep {
 /* 0 or a positive errno.  need 0 means "any right" (SIZE, FSYNC). */
 static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 {
-	return -pvfs_cap_verify(cap, iod.key, iod.keylen, need, time(NULL));
+	int err = -pvfs_cap_verify(cap, iod.key, iod.keylen, need,
+	    iod_label_now());
+
+	return err != 0 ? err : iod_label_cap_check(cap);
 }
 
 /* The distribution is trusted but still guarded against division by 0. */
@@ -523,6 +527,9 @@ static void iod_op_run(struct iod_conn *c, union iod_req *req)
 		break;
 	case PVFS_IOD_PURGE:
 		iod_admin_purge(c, &req->purge);
+		break;
+	case PVFS_IOD_HELLO:
+		iod_label_hello(c, &req->hello);
 		break;
 	}
 }

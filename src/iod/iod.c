@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,9 @@ static const struct option iod_longopts[] = {
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "idle-timeout", required_argument, NULL, 'I' },
 	{ "socket", required_argument, NULL, 'u' },
+	{ "format", no_argument, NULL, 'F' },
+	{ "fsid", required_argument, NULL, 'S' },
+	{ "index", required_argument, NULL, 'N' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -43,6 +47,8 @@ static void __attribute__((noreturn)) iod_usage(int status)
 	    "Usage: pvfs-iod [-f] [-d DATADIR] [-l HOST:PORT] [-k KEYFILE]\n"
 	    "                [-p PIDFILE] [--port-file FILE] [-L LOGFILE] "
 	    "[-v LEVEL]\n"
+	    "                [--fsid FSID] [--index N]\n"
+	    "       pvfs-iod --format --fsid FSID --index N -d DATADIR\n"
 	    "PVFS I/O daemon: stores and serves the stripes of PVFS files.\n\n"
 	    "  -f, --foreground      stay in the foreground, log to stderr\n"
 	    "  -d, --data-dir DIR    stripe files (default %s)\n"
@@ -59,6 +65,12 @@ static void __attribute__((noreturn)) iod_usage(int status)
 	    "                        else %.0f; 0 = never)\n"
 	    "  -u, --socket PATH     also listen on this Unix socket, for\n"
 	    "                        clients on this host\n"
+	    "      --format          label DATADIR as iod N of file system\n"
+	    "                        FSID (the mgr's METADIR/fsid), then exit\n"
+	    "      --fsid FSID       refuse a DATADIR labelled for another\n"
+	    "                        file system (hex)\n"
+	    "      --index N         refuse a DATADIR labelled for another\n"
+	    "                        position in the iod table\n"
 	    "  -h, --help            this help\n"
 	    "  -V, --version         print the version\n",
 	    IOD_DEFAULT_DATADIR, PVFS_DEFAULT_IOD_PORT, IOD_DEFAULT_KEYFILE,
@@ -66,11 +78,50 @@ static void __attribute__((noreturn)) iod_usage(int status)
 	exit(status);
 }
 
+static int iod_format;
+
+/* --fsid and --index: hex and decimal, range-checked. */
+static void iod_parse_ident(int ch, const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, ch == 'S' ? 16 : 10);
+	if (errno != 0 || end == arg || *end != '\0' || *arg == '-' ||
+	    (ch == 'S' && v == 0) || (ch == 'N' && v >= PVFS_MAX_IODS)) {
+		fprintf(stderr, "pvfs-iod: bad %s: %s\n",
+		    ch == 'S' ? "file system id" : "iod index", arg);
+		iod_usage(2);
+	}
+	if (ch == 'S')
+		iod.want_fsid = v;
+	else
+		iod.want_index = (long)v;
+}
+
+/* PVFS_TEST_CLOCK_OFFSET: seconds added to this iod's clock, so that
+ * tests can run it skewed from the mgr's.  For tests only. */
+static void iod_test_clock(void)
+{
+	const char *s = getenv("PVFS_TEST_CLOCK_OFFSET");
+	char *end;
+	long long v;
+
+	if (s == NULL || *s == '\0')
+		return;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0' || v < -1000000000LL || v > 1000000000LL)
+		fatal("bad PVFS_TEST_CLOCK_OFFSET: %s", s);
+	iod.test_offset_ns = v * 1000000000LL;
+}
+
 static void iod_parse_args(int argc, char **argv)
 {
 	const char *idle = NULL;
 	int ch;
 
+	iod.want_index = -1;
 	iod.datadir = IOD_DEFAULT_DATADIR;
 	iod.keyfile = IOD_DEFAULT_KEYFILE;
 	iod.listen = "0.0.0.0";
@@ -104,6 +155,13 @@ static void iod_parse_args(int argc, char **argv)
 			break;
 		case 'I':
 			idle = optarg;
+			break;
+		case 'F':
+			iod_format = 1;
+			break;
+		case 'S':
+		case 'N':
+			iod_parse_ident(ch, optarg);
 			break;
 		case 'v':
 			if (pvfs_log_level_parse(optarg, &iod.level) != 0) {
@@ -161,6 +219,8 @@ static uint16_t iod_prepare(void)
 	if (pvfs_key_load(iod.keyfile, iod.key, &iod.keylen, &cause) != 0)
 		fatal("no secret, refusing to start: %s",
 		    cause ? cause : iod.keyfile);
+	if (iod_label_open(iod.datadir, &cause) != 0)
+		fatal("refusing to start: %s", cause ? cause : iod.datadir);
 	if (iod_store_init(iod.datadir, &cause) != 0)
 		fatal("data directory: %s", cause ? cause : iod.datadir);
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
@@ -225,7 +285,9 @@ static void iod_publish(uint16_t port)
 		if (pvfs_write_file_atomic(iod.portfile, text) != 0)
 			fatal("%s: %s", iod.portfile, strerror(errno));
 	}
-	log_info("serving %s on port %u", iod.datadir, port);
+	log_info("serving %s on port %u: iod %" PRIu32 " of file system %016"
+	    PRIx64 " (uuid %s)", iod.datadir, port, iod.label.index,
+	    iod.label.fsid, iod.label.uuid);
 }
 
 static void iod_shutdown(void)
@@ -242,9 +304,28 @@ static void iod_shutdown(void)
 		unlink(iod.sock);
 	}
 	free(iod.xbuf);
+	close(iod.label_fd);
 	if (iod.pidfile != NULL)
 		unlink(iod.pidfile);
 	ev_loop_destroy(iod.loop);
+}
+
+/* pvfs-iod --format: label the data directory, then exit. */
+static int iod_format_main(void)
+{
+	char *cause = NULL;
+
+	if (iod.want_fsid == 0 || iod.want_index < 0) {
+		fprintf(stderr, "pvfs-iod: --format needs --fsid and --index\n");
+		return 2;
+	}
+	if (iod_label_format(iod.datadir, iod.want_fsid,
+	    (uint32_t)iod.want_index, &cause) != 0) {
+		fprintf(stderr, "pvfs-iod: %s\n", cause ? cause : "format failed");
+		free(cause);
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -252,6 +333,9 @@ int main(int argc, char **argv)
 	uint16_t port;
 
 	iod_parse_args(argc, argv);
+	if (iod_format)
+		return iod_format_main();
+	iod_test_clock();
 	port = iod_prepare();
 	iod_daemonize();
 	iod.start_ms = pvfs_mono_ms();

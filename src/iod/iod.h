@@ -35,6 +35,13 @@
 
 /* iod.c: the daemon as a whole. */
 struct iod_conn;
+
+/* A data directory's label (iod-label.c). */
+struct iod_label {
+	uint64_t fsid;
+	uint32_t index;
+	char uuid[PVFS_UUID_HEX + 1];
+};
 TAILQ_HEAD(iod_conns, iod_conn);
 
 struct iod {
@@ -63,6 +70,16 @@ struct iod {
 	uint8_t *xbuf;         /* the shared WRITE buffer, IOD_XFER_BUF bytes */
 	struct iod_conns conns;
 	unsigned nconns;
+
+	uint64_t want_fsid;    /* --fsid: the label must say it; 0: any */
+	long want_index;       /* --index: likewise; -1: any */
+	struct iod_label label;
+	int label_fd;          /* the label, flocked while we serve */
+	int64_t test_offset_ns; /* PVFS_TEST_CLOCK_OFFSET (tests only) */
+	int64_t clock_offset_ns; /* mgr clock - ours, from the last HELLO */
+	int clock_synced;      /* a HELLO set clock_offset_ns */
+	int refused;           /* the mgr's table disagrees with the label */
+	int hello_key_warned;  /* logged a HELLO with a foreign mac */
 };
 extern struct iod iod;
 
@@ -162,6 +179,15 @@ uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
 void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
 void iod_op_write_done(struct iod_conn *c);
 void iod_op_xfer_end(struct iod_xfer *x);
+
+/* iod-label.c: the data directory's identity and the mgr's clock. */
+int iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,
+    char **cause);
+int iod_label_open(const char *datadir, char **cause);
+int64_t iod_label_own_ns(void);
+int64_t iod_label_now(void);
+int iod_label_cap_check(const struct pvfs_cap *cap);
+void iod_label_hello(struct iod_conn *c, const struct pvfs_iod_hello_req *r);
 
 /* iod-admin.c: what pvfs-fsck asks (ADMIN capabilities only). */
 void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r);

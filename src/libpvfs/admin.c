@@ -216,6 +216,16 @@ admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
 }
 
 int
+admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
+{
+	struct pvfs_mgr_cred_req req;
+
+	memset(&req, 0, sizeof(req));
+	client_cred(&req.cred);
+	return conn_rpc(fs, PVFS_MGR_IODSTATUS, &req, rep);
+}
+
+int
 admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
     uint32_t sub, uint64_t after, uint64_t after_gen,
     struct pvfs_iod_list_rep *rep)

@@ -250,6 +250,8 @@ void admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out,
  * pvfs_msg_free. */
 int admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
     struct pvfs_mgr_inolist_rep *rep);
+/* MGR_IODSTATUS: the mgr's view of each iod (free with pvfs_msg_free). */
+int admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep);
 int admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
     uint32_t sub, uint64_t after, uint64_t after_gen,
     struct pvfs_iod_list_rep *rep);

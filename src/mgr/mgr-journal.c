@@ -255,6 +255,10 @@ mgr_journal_fsid_load(void)
 		if (sscanf(s, "%" SCNx64, &jr_fsid) != 1 || jr_fsid == 0)
 			fatal("%s: not a file system id", path);
 		free(s);
+		if (mgr.want_fsid != 0 && mgr.want_fsid != jr_fsid)
+			fatal("%s: file system %016" PRIx64 ", not %016" PRIx64
+			    " (--fsid): the wrong metadata directory?", path,
+			    jr_fsid, mgr.want_fsid);
 		return 0;
 	}
 	if (errno != ENOENT)
@@ -263,7 +267,7 @@ mgr_journal_fsid_load(void)
 		fatal("%s: missing, but the directory holds a name space; restore "
 		    "the file (it holds the file system id in hex) from a backup",
 		    path);
-	jr_fsid = jr_random();
+	jr_fsid = mgr.want_fsid != 0 ? mgr.want_fsid : jr_random();
 	snprintf(text, sizeof(text), "%016" PRIx64, jr_fsid);
 	if (pvfs_write_file_atomic(path, text) != 0)
 		fatal("%s: %s", path, strerror(errno));

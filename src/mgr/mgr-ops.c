@@ -40,6 +40,7 @@ static union {
 	struct pvfs_mgr_statfs_rep statfs;
 	struct pvfs_mgr_inolist_rep inolist;
 	struct pvfs_mgr_auth_rep auth;
+	struct pvfs_mgr_iodstatus_rep iodstatus;
 } op_rep;
 
 static struct pvfs_dirent_wire op_ents[PVFS_READDIR_MAX];
@@ -678,6 +679,7 @@ static const struct {
 	[PVFS_MGR_STATFS - PVFS_MGR_PING] = { mgr_op_statfs, 1 },
 	[PVFS_MGR_INOLIST - PVFS_MGR_PING] = { mgr_admin_inolist, 1 },
 	[PVFS_MGR_AUTH - PVFS_MGR_PING] = { mgr_op_auth, 0 },
+	[PVFS_MGR_IODSTATUS - PVFS_MGR_PING] = { mgr_iods_status, 1 },
 };
 
 void

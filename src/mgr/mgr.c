@@ -45,7 +45,7 @@ static struct {
 
 enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
 	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET, OPT_BACKUP, OPT_RESTORE,
-	OPT_SALVAGE };
+	OPT_SALVAGE, OPT_FSID };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -67,10 +67,25 @@ static const struct option mgr_longopts[] = {
 	{ "backup", required_argument, NULL, OPT_BACKUP },
 	{ "restore", required_argument, NULL, OPT_RESTORE },
 	{ "salvage", required_argument, NULL, OPT_SALVAGE },
+	{ "fsid", required_argument, NULL, OPT_FSID },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --fsid: the id a new file system gets (its iods were formatted with
+ * it), or the one an existing METADIR must have. */
+static void
+mgr_parse_fsid(const char *s)
+{
+	char *end;
+
+	errno = 0;
+	mgr.want_fsid = strtoull(s, &end, 16);
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' ||
+	    mgr.want_fsid == 0)
+		fatal("bad --fsid: %s (a non-zero hex number)", s);
+}
 
 static void
 mgr_usage(FILE *f)
@@ -90,6 +105,9 @@ mgr_usage(FILE *f)
 	    "  -l, --listen H:P     listen address (default %s; port 0: ephemeral)\n"
 	    "  -t, --iodtab FILE    ordered iod table, one host:port per line\n"
 	    "                       (default METADIR/iodtab)\n"
+	    "      --fsid HEX       id of a new file system (the one its iods\n"
+	    "                       were formatted with); an existing METADIR\n"
+	    "                       must hold it\n"
 	    "  -k, --keyfile FILE   secret shared with the iods (default\n"
 	    "                       METADIR/secret, created if missing)\n"
 	    "  -p, --pidfile FILE   write the daemon's pid here\n"
@@ -194,6 +212,7 @@ mgr_options(int argc, char **argv)
 		case OPT_BACKUP: mgr_set_cmd(MGR_CMD_BACKUP, optarg); break;
 		case OPT_RESTORE: mgr_set_cmd(MGR_CMD_RESTORE, optarg); break;
 		case OPT_SALVAGE: mgr_set_cmd(MGR_CMD_SALVAGE, optarg); break;
+		case OPT_FSID: mgr_parse_fsid(optarg); break;
 		case 'h': mgr_usage(stdout); exit(0);
 		case 'V': printf("pvfs-mgr %s\n", PACKAGE_VERSION); exit(0);
 		default: mgr_bad_usage("bad option");
@@ -329,6 +348,7 @@ static void
 mgr_shutdown(void)
 {
 	mgr_journal_commit();
+	mgr_iods_stop();
 	mgr_conn_close_all();
 	mgr_journal_close();
 	if (opt.pidfile != NULL)
@@ -385,6 +405,7 @@ main(int argc, char **argv)
 	if (opt.sock != NULL)
 		mgr_conn_listen_unix(mgr.unix_fd);
 	mgr_journal_start(mgr.loop);
+	mgr_iods_start(mgr.loop);
 	mgr_write_files();
 	log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
 	ev_run(mgr.loop, 0);

@@ -16,6 +16,7 @@ struct mgr_server {
 	struct ev_loop *loop;
 	const char *metadir;
 	uint64_t fsid;
+	uint64_t want_fsid; /* --fsid: for a new file system, or checked; 0 */
 	uint8_t key[64]; /* shared with the iods; signs capabilities */
 	size_t keylen;
 	struct pvfs_iod_addr *iods; /* ordered iod table */
@@ -105,6 +106,12 @@ int mgr_auth_op(struct mgr_conn *c, void *req, void *rep);
  * admin requests), with the file's distribution when dist is not NULL ---- */
 void mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
     const struct pvfs_dist *dist, struct pvfs_cap *cap);
+
+/* ---- mgr-iods.c: HELLO to every iod of the table (labels, key, clocks) ---- */
+void mgr_iods_start(struct ev_loop *loop);
+void mgr_iods_stop(void);
+/* MGR_IODSTATUS: the per-iod view the HELLOs built. */
+int mgr_iods_status(void *req, void *rep);
 
 /* ---- mgr-admin.c: what pvfs-fsck asks ---- */
 int mgr_admin_inolist(void *req, void *rep);

@@ -6,9 +6,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pvfs-internal.h"
 #include "tools.h"
@@ -16,7 +18,9 @@
 static const char usage[] =
 "Usage: pvfs-ping [OPTION]... [PATH]...\n"
 "Check the mgr of each file system and every iod the mgr lists: reachable,\n"
-"protocol version, round-trip time and free space.  The file systems are\n"
+"protocol version, round-trip time and free space; then the mgr's view of\n"
+"each iod from its HELLOs: same key, data directory label, clock skew.\n"
+"The file systems are\n"
 "those of the PATHs (a mount prefix or a pvfs://host:port URL), of -m, or,\n"
 "with neither, every entry of the pvfstab.\n"
 "\n"
@@ -26,8 +30,8 @@ static const char usage[] =
 "      --help             show this help and exit\n"
 "      --version          show the version and exit\n"
 "\n"
-"Exit status: 0 if every mgr and iod answered with our protocol version,\n"
-"1 if any did not, 2 bad usage.\n";
+"Exit status: 0 if every mgr and iod answered with our protocol version\n"
+"and the mgr finds every iod's key and label right, 1 if not, 2 bad usage.\n";
 
 static const struct option longopts[] = {
 	{ "mgr", required_argument, NULL, 'm' },
@@ -70,6 +74,62 @@ ping_iod(struct client_fs *fs, uint32_t i)
 	return 0;
 }
 
+#define PING_SKEW_WARN_MS 5000
+#define PING_PENDING_WAIT 50 /* x 100 ms: for the mgr's first HELLOs */
+
+/* One iod as the mgr sees it; -1 if it disagrees with the mgr. */
+static int
+ping_iodstat(const struct pvfs_iodstat_wire *w)
+{
+	static const char *names[] = { "not heard from yet", "ok",
+	    "unreachable", "key differs from the mgr's", "label mismatch",
+	    "protocol error" };
+	const char *name = w->state < sizeof(names) / sizeof(names[0]) ?
+	    names[w->state] : "unknown state";
+	int ok = w->state == PVFS_IODST_OK;
+
+	printf("iod %u %s:%u: %smgr's view: %s%s%s", w->index, w->host,
+	    w->port, ok ? "" : "FAILED: ", name, w->why[0] ? ": " : "", w->why);
+	if (w->age_s != UINT32_MAX)
+		printf(", label %016" PRIx64 "/%u uuid %s, clock %+.3f s",
+		    w->fsid, w->label_index, w->uuid, (double)w->skew_ms / 1000);
+	printf("\n");
+	if (w->age_s != UINT32_MAX &&
+	    llabs((long long)w->skew_ms) > PING_SKEW_WARN_MS)
+		printf("iod %u %s:%u: warning: clock skewed %+.1f s from the "
+		    "mgr's (capabilities are checked in the mgr's clock; keep "
+		    "clocks in sync)\n", w->index, w->host, w->port,
+		    (double)w->skew_ms / 1000);
+	return ok ? 0 : -1;
+}
+
+/* The mgr's view of every iod, after its first HELLOs; failures. */
+static int
+ping_iodstatus(struct client_fs *fs)
+{
+	struct pvfs_mgr_iodstatus_rep rep;
+	uint32_t i, pending;
+	int bad = 0, tries = 0;
+
+	for (;;) {
+		memset(&rep, 0, sizeof(rep));
+		if (admin_iodstatus(fs, &rep) != 0) {
+			printf("mgr: FAILED: iod status: %s\n", strerror(errno));
+			return 1;
+		}
+		for (i = pending = 0; i < rep.n; i++)
+			pending += rep.iods[i].state == PVFS_IODST_PENDING;
+		if (pending == 0 || ++tries >= PING_PENDING_WAIT)
+			break;
+		pvfs_msg_free(PVFS_MGR_IODSTATUS, 1, &rep);
+		usleep(100000);
+	}
+	for (i = 0; i < rep.n; i++)
+		bad += ping_iodstat(&rep.iods[i]) != 0;
+	pvfs_msg_free(PVFS_MGR_IODSTATUS, 1, &rep);
+	return bad;
+}
+
 /* One file system: its mgr, then every iod; the number of failures. */
 static int
 ping_fs(const char *path)
@@ -79,7 +139,7 @@ ping_fs(const char *path)
 	char what[PVFS_HOST_MAX + 32];
 	int64_t rtt;
 	uint32_t i;
-	int bad = 0;
+	int bad = 0, dis;
 	char inner[PVFS_PATH_MAX + 1];
 
 	if (client_resolve(path, &fs, inner) != 0) {
@@ -103,7 +163,10 @@ ping_fs(const char *path)
 		bad += ping_iod(fs, i) != 0;
 	if (bad)
 		tool_errmsg(path, "%d of %u daemons failed", bad, fs->niods + 1);
-	return bad;
+	if ((dis = ping_iodstatus(fs)) != 0)
+		tool_errmsg(path, "the mgr finds %d of %u iods wrong or unreachable",
+		    dis, fs->niods);
+	return bad + dis;
 }
 
 int

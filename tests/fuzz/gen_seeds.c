@@ -45,6 +45,11 @@ frame_seeds(const char *dir)
 		.inos = &ino };
 	struct pvfs_stripe_ent ent = { 258, 0x0123456789abcdefull, 4096 };
 	struct pvfs_iod_list_rep list = { .eof = 1, .n = 1, .ents = &ent };
+	/* IODSTATUS with one iod, for the entry's shape. */
+	struct pvfs_iodstat_wire st = { .index = 0, .host = "127.0.0.1",
+		.port = 7000, .state = PVFS_IODST_OK, .fsid = 7,
+		.uuid = "0123456789abcdef0123456789abcdef", .skew_ms = -3 };
+	struct pvfs_mgr_iodstatus_rep iodst = { .n = 1, .iods = &st };
 	struct pvfs_buf b;
 	char name[64];
 	uint16_t op;
@@ -64,6 +69,8 @@ frame_seeds(const char *dir)
 				msg = &inolist;
 			if (op == PVFS_IOD_LIST && reply)
 				msg = &list;
+			if (op == PVFS_MGR_IODSTATUS && reply)
+				msg = &iodst;
 			pvfs_buf_init(&b);
 			if (pvfs_frame_encode(&b, op, 1, reply, 0, msg) == 0) {
 				snprintf(name, sizeof(name), "%s-%s",

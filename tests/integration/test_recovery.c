@@ -528,8 +528,9 @@ test_format1_directory_loads(void **state)
 	assert_int_equal(cluster_stop(&c), 0);
 	snprintf(cmd, sizeof(cmd), "cd %s/tests/data/format1 && "
 	    "cp meta/fsid meta/snapshot meta/journal.2 %s/meta/ && "
-	    "rm -f %s/meta/journal.1 && cp -r iod0 iod1 %s/", getenv("PVFS_SRCDIR"),
-	    c.dir, c.dir, c.dir);
+	    "rm -f %s/meta/journal.1 && rm -rf %s/iod0 %s/iod1 && "
+	    "cp -r iod0 iod1 %s/", getenv("PVFS_SRCDIR"),
+	    c.dir, c.dir, c.dir, c.dir, c.dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(cluster_start_again(&c), 0);
 	assert_int_equal(count_names("/a"), 28 + 1);   /* f3..f30 and b */

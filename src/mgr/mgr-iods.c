@@ -1,0 +1,440 @@
+/*
+ * mgr-iods.c - the mgr's own connections to the iods of its table.
+ *
+ * At start and every PVFS_HELLO_INTERVAL seconds (default 10) the mgr
+ * sends each iod an IOD_HELLO: the fsid and index it expects, and its
+ * clock, under the shared key.  The reply carries the iod's label, its
+ * clock and whether it verified the mac; the reply's own mac tells the
+ * mgr whether the iod's key is its own.  Everything is non-blocking on
+ * the mgr's loop (one connection per HELLO, a timeout on each, backoff
+ * after failures): the mgr never waits for an iod.  The result is a
+ * per-iod status that MGR_IODSTATUS returns (pvfs-ping prints it).
+ */
+#include <sys/socket.h>
+#include <sys/random.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mgr.h"
+
+#define IODS_INTERVAL 10.0     /* seconds between HELLOs to a healthy iod */
+#define IODS_TIMEOUT 5.0       /* for connect + HELLO + reply */
+#define IODS_BACKOFF_MIN 0.5
+#define IODS_SKEW_WARN_MS 5000 /* log a clock skew above this */
+#define IODS_REP_MAX 512       /* a HELLO reply body is ~120 bytes */
+
+enum mgr_iod_step {
+	MGR_IOD_IDLE,       /* no connection; the timer starts the next HELLO */
+	MGR_IOD_CONNECTING, /* non-blocking connect in progress */
+	MGR_IOD_EXCHANGE,   /* sending the HELLO, then reading the reply */
+};
+
+struct mgr_iod {
+	uint32_t index;
+	struct sockaddr_storage sa;
+	socklen_t salen;          /* 0: the host did not resolve */
+	int fd;
+	ev_io io;
+	ev_timer timer;           /* next HELLO, or the exchange's timeout */
+	enum mgr_iod_step step;
+	double backoff;           /* delay before the next try after a failure */
+	struct pvfs_buf out;
+	uint8_t in[PVFS_HDR_LEN + IODS_REP_MAX];
+	size_t in_len;
+	struct pvfs_iod_hello_req req;
+	int64_t sent_ms;          /* monotonic, for the round trip */
+	int64_t rtt_ns;
+	struct pvfs_iodstat_wire st; /* what MGR_IODSTATUS reports */
+	ev_tstamp heard_at;       /* loop time of the last answer, 0: never */
+	int skew_warned;
+};
+
+static struct mgr_iod *iods;
+static struct pvfs_iodstat_wire *iods_wire;
+static struct ev_loop *iods_loop;
+static double iods_interval = IODS_INTERVAL;
+
+static void mgr_iods_io_cb(struct ev_loop *loop, ev_io *w, int revents);
+
+static const char *iods_state_name(uint32_t state)
+{
+	static const char *names[] = { "pending", "ok", "unreachable",
+	    "key differs", "label mismatch", "protocol error" };
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+/* Resolve once, before the loop runs: getaddrinfo may block. */
+static void iods_resolve(struct mgr_iod *d, const struct pvfs_iod_addr *a)
+{
+	struct addrinfo hints, *res;
+	char port[8];
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof(port), "%u", a->port);
+	if ((rc = getaddrinfo(a->host, port, &hints, &res)) != 0) {
+		snprintf(d->st.why, sizeof(d->st.why), "%.64s: %.60s", a->host,
+		    gai_strerror(rc));
+		d->st.state = PVFS_IODST_UNREACHABLE;
+		log_error("iod %u (%s:%u): %s", d->index, a->host, a->port,
+		    d->st.why);
+		return;
+	}
+	memcpy(&d->sa, res->ai_addr, res->ai_addrlen);
+	d->salen = res->ai_addrlen;
+	freeaddrinfo(res);
+}
+
+static void iods_close(struct mgr_iod *d)
+{
+	if (d->fd != -1) {
+		ev_io_stop(iods_loop, &d->io);
+		close(d->fd);
+		d->fd = -1;
+	}
+	pvfs_buf_reset(&d->out);
+	d->in_len = 0;
+	d->step = MGR_IOD_IDLE;
+}
+
+static void iods_schedule(struct mgr_iod *d, double after)
+{
+	ev_timer_stop(iods_loop, &d->timer);
+	ev_timer_set(&d->timer, after, 0.);
+	ev_timer_start(iods_loop, &d->timer);
+}
+
+/* A status change is logged once; the same failure again stays quiet. */
+static void iods_set_state(struct mgr_iod *d, uint32_t state, const char *why)
+{
+	int changed = d->st.state != state || strcmp(d->st.why, why) != 0;
+
+	d->st.state = state;
+	snprintf(d->st.why, sizeof(d->st.why), "%s", why);
+	if (!changed)
+		return;
+	if (state == PVFS_IODST_OK)
+		log_info("iod %u (%s:%u): ok, label %016" PRIx64 "/%u uuid %s",
+		    d->index, d->st.host, d->st.port, d->st.fsid,
+		    d->st.label_index, d->st.uuid);
+	else
+		log_error("iod %u (%s:%u): %s: %s", d->index, d->st.host,
+		    d->st.port, iods_state_name(state), why);
+}
+
+static void iods_fail(struct mgr_iod *d, uint32_t state, const char *why)
+{
+	iods_close(d);
+	iods_set_state(d, state, why);
+	iods_schedule(d, d->backoff);
+	d->backoff = d->backoff * 2 > iods_interval ? iods_interval :
+	    d->backoff * 2;
+}
+
+static void iods_fail_errno(struct mgr_iod *d, const char *what, int err)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), "%s: %s", what, strerror(err));
+	iods_fail(d, PVFS_IODST_UNREACHABLE, why);
+}
+
+static void iods_watch(struct mgr_iod *d, int events)
+{
+	ev_io_stop(iods_loop, &d->io);
+	ev_io_set(&d->io, d->fd, events);
+	ev_io_start(iods_loop, &d->io);
+}
+
+static void iods_connect(struct mgr_iod *d)
+{
+	if (d->salen == 0)
+		return; /* logged at start; nothing will change */
+	d->fd = socket(d->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0);
+	if (d->fd == -1) {
+		iods_fail_errno(d, "socket", errno);
+		return;
+	}
+	if (connect(d->fd, (struct sockaddr *)&d->sa, d->salen) != 0 &&
+	    errno != EINPROGRESS) {
+		iods_fail_errno(d, "connect", errno);
+		return;
+	}
+	d->step = MGR_IOD_CONNECTING;
+	ev_io_init(&d->io, mgr_iods_io_cb, d->fd, EV_WRITE);
+	d->io.data = d;
+	ev_io_start(iods_loop, &d->io);
+	iods_schedule(d, IODS_TIMEOUT);
+}
+
+static void iods_hello_build(struct mgr_iod *d)
+{
+	struct pvfs_iod_hello_req *r = &d->req;
+
+	memset(r, 0, sizeof(*r));
+	r->fsid = mgr.fsid;
+	r->index = d->index;
+	r->mgr_ns = pvfs_now_ns();
+	r->rtt_ns = d->rtt_ns;
+	if (getrandom(&r->nonce, sizeof(r->nonce), 0) != sizeof(r->nonce))
+		r->nonce = (uint64_t)r->mgr_ns ^ (uint64_t)pvfs_mono_ms();
+	pvfs_hello_req_mac(r, mgr.key, mgr.keylen, r->mac);
+	pvfs_buf_reset(&d->out);
+	pvfs_frame_encode(&d->out, PVFS_IOD_HELLO, (uint32_t)r->nonce, 0, 0, r);
+	d->sent_ms = pvfs_mono_ms();
+}
+
+/* The connect finished: its outcome, then the HELLO. */
+static void iods_connected(struct mgr_iod *d)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+		err = errno;
+	if (err != 0) {
+		iods_fail_errno(d, "connect", err);
+		return;
+	}
+	d->step = MGR_IOD_EXCHANGE;
+	iods_hello_build(d);
+	if (d->out.oom) {
+		iods_fail(d, PVFS_IODST_UNREACHABLE, "out of memory");
+		return;
+	}
+}
+
+static void iods_send(struct mgr_iod *d)
+{
+	ssize_t n = send(d->fd, d->out.data + d->out.off,
+	    d->out.len - d->out.off, MSG_NOSIGNAL);
+
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			iods_fail_errno(d, "send", errno);
+		return;
+	}
+	d->out.off += (size_t)n;
+	if (d->out.off == d->out.len)
+		iods_watch(d, EV_READ);
+}
+
+/* The label and key verdicts of a decoded reply. */
+static void iods_judge(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
+{
+	uint8_t mac[PVFS_MAC_LEN];
+	char why[160];
+	int key_ok;
+
+	pvfs_hello_rep_mac(rep, d->req.nonce, mgr.key, mgr.keylen, mac);
+	key_ok = pvfs_memcmp_ct(mac, rep->mac, sizeof(mac)) == 0 &&
+	    (rep->flags & PVFS_HELLO_KEY_OK);
+	d->st.fsid = rep->fsid;
+	d->st.label_index = rep->index;
+	snprintf(d->st.uuid, sizeof(d->st.uuid), "%s", rep->uuid);
+	if (!key_ok) {
+		iods_set_state(d, PVFS_IODST_KEY, "the iod's key differs from "
+		    "the mgr's (capabilities it gets will all be refused)");
+		return;
+	}
+	if (!(rep->flags & PVFS_HELLO_LABEL_OK) || rep->fsid != mgr.fsid ||
+	    rep->index != d->index) {
+		snprintf(why, sizeof(why), "data directory labelled iod %u of "
+		    "file system %016" PRIx64 " (uuid %s), expected iod %u of "
+		    "%016" PRIx64 ": refused", rep->index, rep->fsid, rep->uuid,
+		    d->index, mgr.fsid);
+		iods_set_state(d, PVFS_IODST_LABEL, why);
+		return;
+	}
+	iods_set_state(d, PVFS_IODST_OK, "");
+}
+
+/* Skew = iod clock - mgr clock, the mgr's taken halfway through the
+ * round trip. */
+static void iods_clock(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
+{
+	int64_t rtt_ms = pvfs_mono_ms() - d->sent_ms;
+	int64_t mid_ns = d->req.mgr_ns + rtt_ms * 500000;
+	int64_t skew_ms = (rep->iod_ns - mid_ns) / 1000000;
+	int big = llabs(skew_ms) > IODS_SKEW_WARN_MS;
+
+	d->rtt_ns = rtt_ms * 1000000;
+	d->st.rtt_us = (uint32_t)(rtt_ms * 1000);
+	d->st.skew_ms = skew_ms;
+	if (big && !d->skew_warned)
+		log_warn("iod %u (%s:%u): clock %+.1f s from the mgr's; the iod "
+		    "checks capabilities in the mgr's clock, but keep the "
+		    "clocks in sync (NTP)", d->index, d->st.host, d->st.port,
+		    (double)skew_ms / 1000);
+	else if (!big && d->skew_warned)
+		log_info("iod %u (%s:%u): clock within %.1f s of the mgr's",
+		    d->index, d->st.host, d->st.port, (double)skew_ms / 1000);
+	d->skew_warned = big;
+}
+
+static void iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
+{
+	struct pvfs_iod_hello_rep rep;
+	char why[96];
+
+	if (h->op != PVFS_IOD_HELLO || !(h->flags & PVFS_HDR_REPLY) ||
+	    h->reqid != (uint32_t)d->req.nonce) {
+		iods_fail(d, PVFS_IODST_PROTO, "a reply to something else");
+		return;
+	}
+	if (h->status != 0) {
+		snprintf(why, sizeof(why), "HELLO refused: %s (an older iod?)",
+		    strerror(h->status));
+		iods_fail(d, PVFS_IODST_PROTO, why);
+		return;
+	}
+	memset(&rep, 0, sizeof(rep));
+	if (pvfs_msg_decode(PVFS_IOD_HELLO, 1, d->in + PVFS_HDR_LEN,
+	    h->body_len, &rep) != 0) {
+		iods_fail(d, PVFS_IODST_PROTO, "malformed HELLO reply");
+		return;
+	}
+	d->heard_at = ev_now(iods_loop);
+	iods_clock(d, &rep);
+	iods_judge(d, &rep);
+	iods_close(d);
+	d->backoff = IODS_BACKOFF_MIN;
+	iods_schedule(d, iods_interval);
+}
+
+/* Read the header, then the body; a whole reply ends the exchange. */
+static void iods_recv(struct mgr_iod *d)
+{
+	struct pvfs_hdr h;
+	size_t want = PVFS_HDR_LEN;
+	ssize_t n;
+
+	if (d->in_len >= PVFS_HDR_LEN) {
+		if (pvfs_hdr_decode(d->in, &h) != 0 ||
+		    h.body_len > IODS_REP_MAX) {
+			iods_fail(d, PVFS_IODST_PROTO, "bad reply header (another "
+			    "protocol version?)");
+			return;
+		}
+		want += h.body_len;
+		if (d->in_len == want) {
+			iods_reply(d, &h);
+			return;
+		}
+	}
+	n = recv(d->fd, d->in + d->in_len, want - d->in_len, 0);
+	if (n == 0)
+		iods_fail(d, PVFS_IODST_UNREACHABLE, "the iod closed the "
+		    "connection (another protocol version?)");
+	else if (n < 0 && errno != EAGAIN && errno != EINTR)
+		iods_fail_errno(d, "recv", errno);
+	else if (n > 0) {
+		d->in_len += (size_t)n;
+		if (d->in_len >= PVFS_HDR_LEN)
+			iods_recv(d); /* at most twice more: header, body */
+	}
+}
+
+static void mgr_iods_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct mgr_iod *d = w->data;
+
+	if (d->step == MGR_IOD_CONNECTING) {
+		iods_connected(d);
+		return;
+	}
+	if (revents & EV_WRITE)
+		iods_send(d);
+	else if (revents & EV_READ)
+		iods_recv(d);
+}
+
+static void mgr_iods_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct mgr_iod *d = w->data;
+
+	if (d->step == MGR_IOD_IDLE)
+		iods_connect(d);
+	else
+		iods_fail(d, PVFS_IODST_UNREACHABLE, "no answer within 5 s");
+}
+
+static double iods_interval_env(void)
+{
+	const char *s = getenv("PVFS_HELLO_INTERVAL");
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0')
+		return IODS_INTERVAL;
+	v = strtod(s, &end);
+	if (*end != '\0' || !(v >= 0.1 && v <= 3600))
+		fatal("bad PVFS_HELLO_INTERVAL: %s (0.1 .. 3600 seconds)", s);
+	return v;
+}
+
+void mgr_iods_start(struct ev_loop *loop)
+{
+	uint32_t i;
+
+	iods_loop = loop;
+	iods_interval = iods_interval_env();
+	if ((iods = calloc(mgr.niods, sizeof(*iods))) == NULL ||
+	    (iods_wire = calloc(mgr.niods, sizeof(*iods_wire))) == NULL)
+		fatal("out of memory");
+	for (i = 0; i < mgr.niods; i++) {
+		struct mgr_iod *d = &iods[i];
+
+		d->index = i;
+		d->fd = -1;
+		d->backoff = IODS_BACKOFF_MIN;
+		pvfs_buf_init(&d->out);
+		d->st.index = i;
+		snprintf(d->st.host, sizeof(d->st.host), "%s", mgr.iods[i].host);
+		d->st.port = mgr.iods[i].port;
+		iods_resolve(d, &mgr.iods[i]);
+		ev_init(&d->timer, mgr_iods_timer_cb);
+		d->timer.data = d;
+		iods_schedule(d, 0.);
+	}
+}
+
+void mgr_iods_stop(void)
+{
+	uint32_t i;
+
+	for (i = 0; iods != NULL && i < mgr.niods; i++) {
+		iods_close(&iods[i]);
+		ev_timer_stop(iods_loop, &iods[i].timer);
+		pvfs_buf_free(&iods[i].out);
+	}
+	free(iods);
+	free(iods_wire);
+	iods = NULL;
+	iods_wire = NULL;
+}
+
+int mgr_iods_status(void *req, void *rp)
+{
+	struct pvfs_mgr_iodstatus_rep *rep = rp;
+	ev_tstamp now = ev_now(iods_loop);
+	uint32_t i;
+
+	for (i = 0; i < mgr.niods; i++) {
+		iods_wire[i] = iods[i].st;
+		iods_wire[i].age_s = iods[i].heard_at == 0 ? UINT32_MAX :
+		    (uint32_t)(now - iods[i].heard_at);
+	}
+	rep->n = mgr.niods;
+	rep->iods = iods_wire;
+	return 0;
+}

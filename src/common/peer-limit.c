@@ -99,8 +99,8 @@ static int
 peer_identify(int fd, struct peer_key *k)
 {
 	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	struct pvfs_cred cr;
+	socklen_t sl = sizeof(ss), cl = sizeof(struct ucred);
+	struct ucred cr;
 	const uint8_t *a;
 
 	memset(k, 0, sizeof(*k));
@@ -108,12 +108,12 @@ peer_identify(int fd, struct peer_key *k)
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
 		return -1;
 	if (ss.ss_family == AF_UNIX) {
-		if (pvfs_unix_peer_cred(fd, &cr) != 0)
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0)
 			return -1;
 		if (cr.uid == 0 || cr.uid == pl.self)
 			return 1;
 		k->kind = PEER_UID;
-		memcpy(k->addr, &cr.uid, sizeof(cr.uid));
+		memcpy(k->addr, &cr.uid, sizeof(uint32_t));
 		return 0;
 	}
 	sl = sizeof(ss);

@@ -181,7 +181,6 @@ static uint16_t iod_prepare(void)
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
 		fatal("out of memory");
 	signal(SIGPIPE, SIG_IGN);
-	pvfs_peer_limit_init(iod.max_conns, pvfs_raise_nofile());
 	TAILQ_INIT(&iod.conns);
 	return iod_listen();
 }
@@ -211,6 +210,8 @@ static void iod_loop_init(void)
 {
 	if ((iod.loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatal("cannot initialise libev");
+	/* Here, after the fork, so that the limits reach the log file. */
+	pvfs_peer_limit_init(iod.max_conns, pvfs_raise_nofile());
 	ev_io_init(&iod.accept_io, iod_conn_accept_cb, iod.lfd, EV_READ);
 	ev_io_start(iod.loop, &iod.accept_io);
 	ev_timer_init(&iod.accept_timer, iod_conn_accept_timer_cb, 0., 0.);

@@ -170,17 +170,21 @@ static int flood_target(int t, struct report *r)
 	return n;
 }
 
-/* Connect and hang up on the Unix sockets until the parent closes ctl. */
-static void flood_churn(int ctl)
+/* Connect and hang up on the Unix sockets until the parent closes ctl;
+ * how many connects succeeded. */
+static int flood_churn(int ctl)
 {
 	struct pollfd p = { ctl, POLLIN, 0 };
-	int fd, i;
+	int fd, i, n = 0;
 
 	for (i = 0; poll(&p, 1, 0) == 0; i++)
-		if ((fd = flood_connect(i % 2 ? T_IOD_UNIX : T_MGR_UNIX)) != -1)
+		if ((fd = flood_connect(i % 2 ? T_IOD_UNIX : T_MGR_UNIX)) != -1) {
 			close(fd);
-		else
+			n++;
+		} else {
 			usleep(100);
+		}
+	return n;
 }
 
 static int read_full(int fd, void *p, size_t n)
@@ -221,8 +225,8 @@ static void abuser(int rep, int go)
 	r.ok = r.why[0] == '\0';
 	if (write(rep, &r, sizeof(r)) != sizeof(r))
 		_exit(2);
-	flood_churn(go);
-	_exit(0);
+	r.held[0] = flood_churn(go);
+	_exit(write(rep, &r.held[0], sizeof(int)) == sizeof(int) ? 0 : 2);
 }
 
 /* Fork the abuser before our descriptor limit drops for the daemons. */
@@ -346,7 +350,6 @@ static void read_report(int fd, struct report *r, const char *who)
 {
 	ssize_t n = read(fd, r, sizeof(*r));
 
-	close(fd);
 	if (n != (ssize_t)sizeof(*r))
 		fail_msg("%s: no report", who);
 	if (!r->ok)
@@ -362,6 +365,7 @@ static void run_user(uid_t uid, const char *dir, double *worst)
 
 	snprintf(who, sizeof(who), "uid %d", (int)uid);
 	read_report(rep, &r, who);
+	close(rep);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	print_message("uid %d: %d rounds, slowest call %s %.3f s\n", (int)uid,
 	    ROUNDS, r.worst_call, r.worst);
@@ -398,7 +402,7 @@ static void test_flood_leaves_others_served(void **state)
 	static const char *dm[3] = { "mgr", "iod0", "iod1" };
 	struct report r;
 	double worst = 0, t0;
-	int status;
+	int status, n;
 
 	check_ok(pvfs_mkdir("/pvfs/user", 0755));
 	check_ok(pvfs_chown("/pvfs/user", USER, USER));
@@ -422,6 +426,8 @@ static void test_flood_leaves_others_served(void **state)
 	print_message("worst call latency during the flood: %.3f s\n", worst);
 	close(abuser_go);
 	abuser_go = -1;
+	assert_int_equal(read_full(abuser_rep, &n, sizeof(n)), 0);
+	print_message("abuser: %d more connects meanwhile, each refused\n", n);
 	assert_int_equal(waitpid(abuser_pid, &status, 0), abuser_pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	for (int i = 0; i < 2; i++) {

@@ -252,6 +252,29 @@ const char *pvfs_conn_expired(double now, double last_io, int in_frame,
  * listening socket that stays readable would otherwise spin. */
 #define PVFS_ACCEPT_BACKOFF 0.1
 
+/* peer-limit.c: connections per peer (a Unix socket's uid, a TCP peer's
+ * address), so that one user cannot take every descriptor of a daemon. */
+struct pvfs_peer;
+/* Default per peer: a PVFS_PEER_LIMIT_SHARE'th of the descriptor limit,
+ * at least PVFS_PEER_LIMIT_MIN; PVFS_PEER_LIMIT_UNKNOWN if unlimited. */
+#define PVFS_PEER_LIMIT_SHARE 8
+#define PVFS_PEER_LIMIT_MIN 16
+#define PVFS_PEER_LIMIT_UNKNOWN 8192
+/* max for pvfs_peer_limit_init: the default from the descriptor limit. */
+#define PVFS_PEER_LIMIT_AUTO UINT32_MAX
+unsigned pvfs_peer_limit_default(long nofile);
+/* --max-conns-per-peer's text (0: no limit) into *max.  0 or -1. */
+int pvfs_peer_limit_parse(const char *s, unsigned *max);
+/* Start counting with max per peer (0: no limit; PVFS_PEER_LIMIT_AUTO:
+ * from nofile, pvfs_raise_nofile's result) and log it.  Root and the
+ * daemon's own uid are never limited. */
+void pvfs_peer_limit_init(unsigned max, long nofile);
+/* Count the connection just accepted on fd against its peer: 0 with
+ * *slot for pvfs_peer_limit_release (NULL when not counted), or -1 if
+ * the peer holds its limit (logged; the caller closes fd). */
+int pvfs_peer_limit_take(int fd, struct pvfs_peer **slot);
+void pvfs_peer_limit_release(struct pvfs_peer *slot);
+
 /* config.c: pvfstab and iod tables. */
 struct pvfs_tab_entry {
 	char host[PVFS_HOST_MAX + 1];

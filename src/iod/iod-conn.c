@@ -70,6 +70,7 @@ static void iod_conn_close(struct iod_conn *c)
 	else
 		log_debug("%s: closed: %s", c->peer, c->why);
 	ev_io_stop(iod.loop, &c->io);
+	pvfs_peer_limit_release(c->limit);
 	close(c->fd);
 	iod_op_xfer_end(&c->xfer);
 	free(c->lbody);
@@ -420,16 +421,18 @@ static void iod_conn_peer_name(int fd, char *out, size_t len)
 	snprintf(out, len, "%s:%u", host, port);
 }
 
-static void iod_conn_new(int fd)
+static void iod_conn_new(int fd, struct pvfs_peer *limit)
 {
 	struct iod_conn *c;
 
 	if ((c = calloc(1, sizeof *c)) == NULL) {
 		log_warn("accept: out of memory");
+		pvfs_peer_limit_release(limit);
 		close(fd);
 		return;
 	}
 	c->fd = fd;
+	c->limit = limit;
 	c->state = IOD_CONN_READ_HDR;
 	c->last_io = ev_now(iod.loop);
 	iod_conn_peer_name(fd, c->peer, sizeof c->peer);
@@ -461,14 +464,20 @@ static void iod_conn_accept_pause(void)
 	ev_timer_start(iod.loop, &iod.accept_timer);
 }
 
+/* A peer over its limit (peer-limit.c) is closed at once, cheaply, so
+ * that its flood cannot hold up others' connections in the backlog. */
 void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
+	struct pvfs_peer *limit;
 	int i, fd;
 
 	for (i = 0; i < IOD_ACCEPT_BATCH; i++) {
 		if ((fd = pvfs_net_accept(w->fd)) != -1) {
 			iod_conn_starved = 0;
-			iod_conn_new(fd);
+			if (pvfs_peer_limit_take(fd, &limit) != 0)
+				close(fd);
+			else
+				iod_conn_new(fd, limit);
 			continue;
 		}
 		if (errno == EINTR || errno == ECONNABORTED)

@@ -30,6 +30,7 @@ static const struct option iod_longopts[] = {
 	{ "log-file", required_argument, NULL, 'L' },
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "idle-timeout", required_argument, NULL, 'I' },
+	{ "max-conns-per-peer", required_argument, NULL, 'M' },
 	{ "socket", required_argument, NULL, 'u' },
 	{ "format", no_argument, NULL, 'F' },
 	{ "fsid", required_argument, NULL, 'S' },
@@ -63,6 +64,12 @@ static void __attribute__((noreturn)) iod_usage(int status)
 	    "      --idle-timeout S  close a connection on which nothing moved\n"
 	    "                        for S seconds (default $PVFS_IDLE_TIMEOUT,\n"
 	    "                        else %.0f; 0 = never)\n"
+	    "      --max-conns-per-peer N\n"
+	    "                        connections one uid (Unix socket) or\n"
+	    "                        address (TCP) may hold; more are closed\n"
+	    "                        at once (default: the descriptor limit\n"
+	    "                        / %d; 0 = no limit; root and the iod's\n"
+	    "                        uid: no limit)\n"
 	    "  -u, --socket PATH     also listen on this Unix socket, for\n"
 	    "                        clients on this host\n"
 	    "      --format          label DATADIR as iod N of file system\n"
@@ -74,7 +81,7 @@ static void __attribute__((noreturn)) iod_usage(int status)
 	    "  -h, --help            this help\n"
 	    "  -V, --version         print the version\n",
 	    IOD_DEFAULT_DATADIR, PVFS_DEFAULT_IOD_PORT, IOD_DEFAULT_KEYFILE,
-	    PVFS_IDLE_TIMEOUT_DEFAULT);
+	    PVFS_IDLE_TIMEOUT_DEFAULT, PVFS_PEER_LIMIT_SHARE);
 	exit(status);
 }
 
@@ -126,6 +133,7 @@ static void iod_parse_args(int argc, char **argv)
 	iod.keyfile = IOD_DEFAULT_KEYFILE;
 	iod.listen = "0.0.0.0";
 	iod.level = PVFS_LOG_INFO;
+	iod.max_conns = PVFS_PEER_LIMIT_AUTO;
 	while ((ch = getopt_long(argc, argv, "fd:l:k:p:L:v:u:hV", iod_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
@@ -162,6 +170,13 @@ static void iod_parse_args(int argc, char **argv)
 		case 'S':
 		case 'N':
 			iod_parse_ident(ch, optarg);
+			break;
+		case 'M':
+			if (pvfs_peer_limit_parse(optarg, &iod.max_conns) != 0) {
+				fprintf(stderr, "pvfs-iod: bad "
+				    "--max-conns-per-peer: %s\n", optarg);
+				iod_usage(2);
+			}
 			break;
 		case 'v':
 			if (pvfs_log_level_parse(optarg, &iod.level) != 0) {
@@ -226,7 +241,6 @@ static uint16_t iod_prepare(void)
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
 		fatal("out of memory");
 	signal(SIGPIPE, SIG_IGN);
-	pvfs_raise_nofile();
 	TAILQ_INIT(&iod.conns);
 	return iod_listen();
 }
@@ -256,6 +270,8 @@ static void iod_loop_init(void)
 {
 	if ((iod.loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatal("cannot initialise libev");
+	/* Here, after the fork, so that the limits reach the log file. */
+	pvfs_peer_limit_init(iod.max_conns, pvfs_raise_nofile());
 	ev_io_init(&iod.accept_io, iod_conn_accept_cb, iod.lfd, EV_READ);
 	ev_io_start(iod.loop, &iod.accept_io);
 	ev_timer_init(&iod.accept_timer, iod_conn_accept_timer_cb, 0., 0.);

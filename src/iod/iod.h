@@ -66,6 +66,7 @@ struct iod {
 	ev_io accept_uio;
 	ev_timer accept_timer; /* re-enables accept after EMFILE */
 	double idle_timeout;   /* seconds without a byte moved; 0 = never */
+	unsigned max_conns;    /* per peer (peer-limit.c) */
 	ev_timer idle_timer;   /* sweeps connections past idle_timeout */
 	uint8_t *xbuf;         /* the shared WRITE buffer, IOD_XFER_BUF bytes */
 	struct iod_conns conns;
@@ -143,6 +144,7 @@ struct iod_conn {
 	int events;               /* what io watches now, 0 if stopped */
 	enum iod_conn_state state;
 	char peer[64];            /* "host:port", for logs */
+	struct pvfs_peer *limit;  /* the peer's count (peer-limit.c), or NULL */
 	ev_tstamp last_io;        /* loop time of the last readiness */
 	ev_tstamp frame_start;    /* first byte of the request's frame */
 

@@ -57,6 +57,7 @@ mgr_conn_close(struct mgr_conn *c, int error, const char *why)
 	if (c->ready)
 		TAILQ_REMOVE(&conn_ready, c, ready_entry);
 	TAILQ_REMOVE(&conn_all, c, entry);
+	pvfs_peer_limit_release(c->limit);
 	close(c->fd);
 	free(c->in);
 	pvfs_buf_free(&c->out);
@@ -407,17 +408,19 @@ mgr_conn_peer_name(int fd, char *buf, size_t len)
 }
 
 static void
-mgr_conn_new(int fd, int is_unix)
+mgr_conn_new(int fd, int is_unix, struct pvfs_peer *limit)
 {
 	struct mgr_conn *c = calloc(1, sizeof(*c));
 
 	if (c == NULL || (c->in = malloc(CONN_IN_MIN)) == NULL) {
 		log_warn("out of memory for a connection");
+		pvfs_peer_limit_release(limit);
 		free(c);
 		close(fd);
 		return;
 	}
 	c->fd = fd;
+	c->limit = limit;
 	c->in_cap = CONN_IN_MIN;
 	c->state = MGR_CONN_HDR;
 	c->last_io = ev_now(mgr.loop);
@@ -433,15 +436,22 @@ mgr_conn_new(int fd, int is_unix)
 	log_debug("%s: connected (%u connections)", c->peer, conn_count);
 }
 
+/* A peer over its limit (peer-limit.c) is closed at once: refusing
+ * costs a few system calls, so a flood of them cannot hold up the
+ * accepts of others behind it in the backlog. */
 static void
 mgr_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
+	struct pvfs_peer *limit;
 	int i, fd;
 
 	for (i = 0; i < CONN_ACCEPT_BATCH; i++) {
 		if ((fd = pvfs_net_accept(w->fd)) != -1) {
 			conn_starved = 0;
-			mgr_conn_new(fd, w == &conn_uaccept_io);
+			if (pvfs_peer_limit_take(fd, &limit) != 0)
+				close(fd);
+			else
+				mgr_conn_new(fd, w == &conn_uaccept_io, limit);
 			continue;
 		}
 		if (errno == EINTR || errno == ECONNABORTED)

@@ -37,7 +37,9 @@ static struct {
 	enum pvfs_log_level level;
 	int cmd;          /* MGR_CMD_*: run it instead of the daemon */
 	const char *cmd_dir;
+	unsigned max_conns; /* per peer (peer-limit.c) */
 } opt = {
+	.max_conns = PVFS_PEER_LIMIT_AUTO,
 	.metadir = MGR_DEFAULT_METADIR,
 	.listen = MGR_DEFAULT_LISTEN,
 	.level = PVFS_LOG_INFO,
@@ -45,7 +47,7 @@ static struct {
 
 enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
 	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET, OPT_BACKUP, OPT_RESTORE,
-	OPT_SALVAGE, OPT_FSID };
+	OPT_SALVAGE, OPT_FSID, OPT_MAX_CONNS };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -60,6 +62,7 @@ static const struct option mgr_longopts[] = {
 	{ "root-squash", no_argument, NULL, OPT_ROOT_SQUASH },
 	{ "ssize", required_argument, NULL, OPT_SSIZE },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "max-conns-per-peer", required_argument, NULL, OPT_MAX_CONNS },
 	{ "socket", required_argument, NULL, 'u' },
 	{ "anonymous", required_argument, NULL, OPT_ANONYMOUS },
 	{ "munge", no_argument, NULL, OPT_MUNGE },
@@ -118,6 +121,11 @@ mgr_usage(FILE *f)
 	    "      --ssize N        default stripe size (default %d)\n"
 	    "      --idle-timeout S close a connection on which nothing moved for\n"
 	    "                       S seconds (default %.0f; 0 = never)\n"
+	    "      --max-conns-per-peer N\n"
+	    "                       connections one uid (Unix socket) or address\n"
+	    "                       (TCP) may hold; more are closed at once\n"
+	    "                       (default: the descriptor limit / %d; 0 = no\n"
+	    "                       limit; root and the mgr's uid: no limit)\n"
 	    "  -u, --socket PATH    also listen on this Unix socket; its clients are\n"
 	    "                       identified by the kernel (doc/security.md)\n"
 	    "      --anonymous P    TCP clients that did not authenticate act as\n"
@@ -138,7 +146,7 @@ mgr_usage(FILE *f)
 	    "passes BYTES (default 64 MiB).  PVFS_IDLE_TIMEOUT=S sets the default\n"
 	    "of --idle-timeout.\n",
 	    MGR_DEFAULT_METADIR, MGR_DEFAULT_LISTEN, PVFS_DEFAULT_SSIZE,
-	    PVFS_IDLE_TIMEOUT_DEFAULT);
+	    PVFS_IDLE_TIMEOUT_DEFAULT, PVFS_PEER_LIMIT_SHARE);
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -198,6 +206,11 @@ mgr_options(int argc, char **argv)
 		case OPT_ROOT_SQUASH: mgr.root_squash = 1; break;
 		case OPT_SSIZE: mgr.ssize = mgr_parse_ssize(optarg); break;
 		case OPT_IDLE_TIMEOUT: idle = optarg; break;
+		case OPT_MAX_CONNS:
+			if (pvfs_peer_limit_parse(optarg, &opt.max_conns) != 0)
+				mgr_bad_usage("bad --max-conns-per-peer: %s",
+				    optarg);
+			break;
 		case 'u': opt.sock = optarg; break;
 		case OPT_MUNGE: mgr.munge = 1; break;
 		case OPT_MUNGE_SOCKET: mgr.munge_sock = optarg; break;
@@ -370,11 +383,12 @@ int
 main(int argc, char **argv)
 {
 	ev_signal sigterm, sigint;
+	long nofile;
 	int lfd;
 
 	mgr_options(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
-	pvfs_raise_nofile();
+	nofile = pvfs_raise_nofile();
 	if (pvfs_log_open("pvfs-mgr", opt.logfile, opt.level) != 0)
 		fatal("%s: %s", opt.logfile, strerror(errno));
 	if (opt.cmd != MGR_CMD_NONE)
@@ -386,6 +400,7 @@ main(int argc, char **argv)
 	mgr_load_iodtab();
 	mgr_op_init();
 	mgr_auth_init();
+	pvfs_peer_limit_init(opt.max_conns, nofile);
 	mgr_journal_open(mgr.metadir);
 	mgr.fsid = mgr_journal_fsid();
 	lfd = mgr_listen();

@@ -50,6 +50,7 @@ struct mgr_conn {
 	ev_tstamp last_io;    /* loop time of the last readiness */
 	ev_tstamp frame_start; /* first byte of an incomplete frame, or 0 */
 	int auth;             /* MGR_AUTH_*: how ident was established */
+	struct pvfs_peer *limit; /* the peer's count (peer-limit.c), or NULL */
 	struct pvfs_cred ident; /* who the peer is, when auth != MGR_AUTH_NONE */
 	struct pvfs_hdr hdr;  /* the frame being read (state BODY) */
 	uint8_t *in;          /* received bytes: in[in_off .. in_len) unparsed */

@@ -220,14 +220,21 @@ int pvfs_daemonize(void);
 /* Read a whole small file (<= max bytes) into a malloc'd NUL-terminated
  * buffer.  NULL/errno on failure. */
 char *pvfs_read_small_file(const char *path, size_t max, size_t *len);
-/* Load a key file (hex or raw, >= 16 bytes); 0 or -1 with *cause. */
-int pvfs_key_load(const char *path, uint8_t *key, size_t *keylen, char **cause);
-/* Create a fresh random key file (mode 0600) if it does not exist. */
-int pvfs_key_create(const char *path, char **cause);
 int64_t pvfs_now_ns(void);     /* CLOCK_REALTIME */
 int64_t pvfs_mono_ms(void);    /* CLOCK_MONOTONIC */
 /* mkdir -p with mode; 0 or -1/errno. */
 int pvfs_mkdir_p(const char *path, mode_t mode);
+
+/* key.c: the shared key (doc/security.md, "The key file"). */
+/* 0 if path and every directory above it belong to root or to us and
+ * only their owner may write them, and only we (or our group) may read
+ * the key; else -1 with *cause naming the path and the fix. */
+int pvfs_key_check(const char *path, char **cause);
+/* Check, then load a key file (32 to 128 hex digits); 0 or -1 with *cause. */
+int pvfs_key_load(const char *path, uint8_t *key, size_t *keylen, char **cause);
+/* Create a fresh random key file, mode 0600; an existing file is an
+ * error (EEXIST).  0 or -1 with *cause. */
+int pvfs_key_create(const char *path, char **cause);
 
 /* daemon-limits.c: resource bounds of the daemons. */
 /* Raise the soft RLIMIT_NOFILE to the hard one; the soft limit now in

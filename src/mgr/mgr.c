@@ -45,7 +45,7 @@ static struct {
 
 enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
 	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET, OPT_BACKUP, OPT_RESTORE,
-	OPT_SALVAGE };
+	OPT_SALVAGE, OPT_MAKE_KEY };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -67,6 +67,7 @@ static const struct option mgr_longopts[] = {
 	{ "backup", required_argument, NULL, OPT_BACKUP },
 	{ "restore", required_argument, NULL, OPT_RESTORE },
 	{ "salvage", required_argument, NULL, OPT_SALVAGE },
+	{ "make-key", required_argument, NULL, OPT_MAKE_KEY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -81,6 +82,7 @@ mgr_usage(FILE *f)
 	    "                [--root-squash] [--ssize N] [-u SOCKET]\n"
 	    "                [--anonymous nobody|refuse|trust] [--munge [--munge-socket P]]\n"
 	    "       pvfs-mgr -d METADIR --backup DEST | --restore BACKUP | --salvage DEST\n"
+	    "       pvfs-mgr --make-key FILE\n"
 	    "\n"
 	    "The PVFS metadata manager: owns the name space, permissions and file\n"
 	    "distributions, and issues the capabilities the iods check.\n"
@@ -91,7 +93,7 @@ mgr_usage(FILE *f)
 	    "  -t, --iodtab FILE    ordered iod table, one host:port per line\n"
 	    "                       (default METADIR/iodtab)\n"
 	    "  -k, --keyfile FILE   secret shared with the iods (default\n"
-	    "                       METADIR/secret, created if missing)\n"
+	    "                       METADIR/secret; it must exist)\n"
 	    "  -p, --pidfile FILE   write the daemon's pid here\n"
 	    "      --port-file FILE write the bound port here once ready\n"
 	    "  -L, --logfile FILE   log here (default: stderr with -f, else syslog)\n"
@@ -113,6 +115,8 @@ mgr_usage(FILE *f)
 	    "      --salvage DEST   recover what is valid in a damaged METADIR into\n"
 	    "                       the new directory DEST and list what was lost\n"
 	    "      --munge-socket P munged's socket (default: libmunge's)\n"
+	    "      --make-key FILE  write a new random key to FILE (mode 0600; an\n"
+	    "                       existing FILE is an error) and exit\n"
 	    "  -h, --help           show this help\n"
 	    "  -V, --version        show the version\n"
 	    "\n"
@@ -134,6 +138,20 @@ mgr_bad_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'pvfs-mgr --help'.\n");
 	exit(2);
+}
+
+/* --make-key: the one way a key comes to exist (doc/administration.md). */
+static void __attribute__((noreturn))
+mgr_make_key(const char *path)
+{
+	char *cause = NULL;
+
+	if (pvfs_key_create(path, &cause) != 0 ||
+	    pvfs_key_check(path, &cause) != 0) {
+		fprintf(stderr, "pvfs-mgr: %s\n", cause != NULL ? cause : path);
+		exit(1);
+	}
+	exit(0);
 }
 
 static uint32_t
@@ -194,6 +212,7 @@ mgr_options(int argc, char **argv)
 		case OPT_BACKUP: mgr_set_cmd(MGR_CMD_BACKUP, optarg); break;
 		case OPT_RESTORE: mgr_set_cmd(MGR_CMD_RESTORE, optarg); break;
 		case OPT_SALVAGE: mgr_set_cmd(MGR_CMD_SALVAGE, optarg); break;
+		case OPT_MAKE_KEY: mgr_make_key(optarg);
 		case 'h': mgr_usage(stdout); exit(0);
 		case 'V': printf("pvfs-mgr %s\n", PACKAGE_VERSION); exit(0);
 		default: mgr_bad_usage("bad option");
@@ -234,13 +253,18 @@ mgr_setup_dir(void)
 	mgr.metadir = abs;
 }
 
+/* A key the mgr made itself would match no iod's: every write would fail
+ * with EACCES while pvfs-ping says all is well.  So a missing key stops
+ * the mgr, and says how to make one. */
 static void
 mgr_load_key(void)
 {
 	char *path = mgr_meta_path(opt.keyfile, "secret"), *cause = NULL;
 
-	if (pvfs_key_create(path, &cause) != 0 ||
-	    pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+		fatal("%s: no key file; make one with 'pvfs-mgr --make-key %s' and "
+		    "give the iods the same file (-k)", path, path);
+	if (pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
 		fatal("%s", cause != NULL ? cause : path);
 	free(path);
 }

@@ -273,8 +273,19 @@ struct pvfs_tab_entry {
  * array, or -1 with *cause (a malloc'd message naming file and line). */
 int pvfs_tab_parse(const char *text, const char *fname,
     struct pvfs_tab_entry **out, char **cause);
-/* Parse an iod table: one "host:port [unix=PATH]" per line, '#' comments. */
+/* Parse an iod table: one "host:port [unix=PATH]" per line, '#' comments.
+ * A host:port or socket named twice is an error. */
 int pvfs_iodtab_parse(const char *text, const char *fname,
     struct pvfs_iod_addr **out, char **cause);
+/* Read (at most max bytes) and parse an iod table; each name must also
+ * resolve, to an address no other entry has.  The count (>= 1) or -1
+ * with *cause naming file and line. */
+int pvfs_iodtab_load(const char *path, size_t max,
+    struct pvfs_iod_addr **out, char **cause);
+/* Read a configuration file (<= max bytes) as text; NULL with *cause
+ * (errno EINVAL if it holds a NUL byte). */
+char *pvfs_config_read(const char *path, size_t max, char **cause);
+/* 1 if host is made of the characters of names and addresses. */
+int pvfs_host_valid(const char *host);
 
 #endif /* PVFS_COMMON_H */

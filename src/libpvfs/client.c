@@ -34,6 +34,7 @@ static pthread_once_t client_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
 static int client_loaded;      /* 0 not yet, 1 loaded, -1 failed */
 static int client_load_errno;
+static char *client_load_cause; /* why the pvfstab failed: file:line: why */
 static struct client_fs *client_fs_tab;
 static int client_nfs;
 static mode_t client_mask;
@@ -144,15 +145,20 @@ client_load_tab(void)
 	const char *path = client_tab_path();
 	struct pvfs_tab_entry *tab = NULL;
 	char *text, *cause = NULL;
-	size_t len;
-	int n;
+	int n, err;
 
-	if ((text = pvfs_read_small_file(path, CLIENT_TAB_MAX, &len)) == NULL)
+	if ((text = pvfs_config_read(path, CLIENT_TAB_MAX, &cause)) == NULL) {
+		/* Missing is ENOENT (URLs still work); unreadable or
+		 * binary is a broken pvfstab: EINVAL. */
+		err = errno == ENOENT ? ENOENT : EINVAL;
+		client_load_cause = cause;
+		errno = err;
 		return -1;
+	}
 	n = pvfs_tab_parse(text, path, &tab, &cause);
 	free(text);
 	if (n < 0) {
-		free(cause);
+		client_load_cause = cause;
 		errno = EINVAL;
 		return -1;
 	}
@@ -178,8 +184,18 @@ client_load(void)
 	rc = client_loaded > 0 ? 0 : -1;
 	pthread_mutex_unlock(&client_lock);
 	if (rc != 0)
-		errno = ENOENT;
+		errno = client_load_errno == EINVAL ? EINVAL : ENOENT;
 	return rc;
+}
+
+int
+client_tab_status(const char **path, const char **cause)
+{
+	*path = client_tab_path();
+	if (client_load() == 0)
+		return 0;
+	*cause = client_load_cause;
+	return client_load_errno == EINVAL ? EINVAL : ENOENT;
 }
 
 /* Append component c (n bytes) to out, or drop the last one for "..". */

@@ -272,18 +272,14 @@ mgr_load_key(void)
 static void
 mgr_load_iodtab(void)
 {
-	char *path = mgr_meta_path(opt.iodtab, "iodtab"), *text, *cause = NULL;
+	char *path = mgr_meta_path(opt.iodtab, "iodtab"), *cause = NULL;
 	int n;
 
-	if ((text = pvfs_read_small_file(path, MGR_IODTAB_MAX, NULL)) == NULL)
-		fatal("%s: %s", path, strerror(errno));
-	if ((n = pvfs_iodtab_parse(text, path, &mgr.iods, &cause)) < 0)
+	/* Every line valid, every name resolved, no iod twice: or no mgr. */
+	if ((n = pvfs_iodtab_load(path, MGR_IODTAB_MAX, &mgr.iods, &cause)) < 0)
 		fatal("%s", cause != NULL ? cause : path);
-	if (n == 0)
-		fatal("%s: no iods", path);
 	mgr.niods = (uint32_t)n;
 	log_info("%s: %d iods", path, n);
-	free(text);
 	free(path);
 }
 

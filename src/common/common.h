@@ -177,6 +177,16 @@ void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 extern enum pvfs_log_level pvfs_log_lvl;
+/* At most one line per PVFS_RATELIMIT_MS for one kind of event. */
+#define PVFS_RATELIMIT_MS 1000
+struct pvfs_ratelimit {
+	int64_t last_ms;          /* when the last line went out (0: never) */
+	unsigned long suppressed; /* events since, not logged */
+};
+/* 1 if a line may go out now (then *suppressed is the count held back
+ * since the last one), else 0 and the event is counted. */
+int pvfs_ratelimit(struct pvfs_ratelimit *r, int64_t now_ms,
+    unsigned long *suppressed);
 /* Set *cause to a malloc'd message (NULL if out of memory); NULL cause ok. */
 void pvfs_set_cause(char **cause, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -296,6 +296,7 @@ client_match(const char *norm)
 static int
 client_lookup(const char *path, char *norm, int *dir, struct client_fs **fs)
 {
+	client_detail_clear();
 	if (path == NULL || path[0] == '\0') {
 		errno = path == NULL ? EFAULT : ENOENT;
 		return -1;
@@ -563,4 +564,41 @@ client_fs_dev(const struct client_fs *fs, uint64_t fsid)
 	h = fsid ^ idx * 0x9e3779b97f4a7c15ull;
 
 	return (dev_t)((h ^ (h >> 32)) & 0xffffffffu);
+}
+
+/* ---- the daemon behind this thread's last failure (pvfs_error_detail) ---- */
+
+/* Per thread, as errno is: "iod N, host:port", or "" when the last
+ * failure was no single daemon's. */
+static __thread char client_detail[PVFS_HOST_MAX + 48];
+static __thread int client_detail_errno;
+
+void
+client_detail_iod(const struct client_fs *fs, uint32_t i, int err)
+{
+	const struct conn_pool *p = &fs->iods[i];
+
+	snprintf(client_detail, sizeof(client_detail),
+	    strchr(p->host, ':') ? "iod %u, [%s]:%u" : "iod %u, %s:%u", i,
+	    p->host, p->port);
+	client_detail_errno = err;
+}
+
+void
+client_detail_clear(void)
+{
+	client_detail[0] = '\0';
+	client_detail_errno = 0;
+}
+
+int
+client_detail_err(void)
+{
+	return client_detail[0] != '\0' ? client_detail_errno : 0;
+}
+
+const char *
+pvfs_error_detail(void)
+{
+	return client_detail[0] != '\0' ? client_detail : NULL;
 }

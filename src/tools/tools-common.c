@@ -29,10 +29,17 @@ tool_init(const char *prog, const char *usage)
 	tool_usage_text = usage;
 }
 
+/* The daemon behind the error, when the library knows it: "Connection
+ * refused (iod 2, 127.0.0.1:7002)". */
 void
 tool_err(const char *path, int err)
 {
-	tool_errmsg(path, "%s", strerror(err));
+	const char *who = pvfs_error_detail();
+
+	if (who != NULL && client_detail_err() == err)
+		tool_errmsg(path, "%s (%s)", strerror(err), who);
+	else
+		tool_errmsg(path, "%s", strerror(err));
 }
 
 void

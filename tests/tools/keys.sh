@@ -52,6 +52,20 @@ check_err "group-writable directory: refused" 1 \
 	"pvfs-local: $P: writable by group or others (mode 775)" \
 	pvfs-local start "$P" --iods 1
 check "still nothing started" test ! -e "$P/run/mgr.pid"
+chmod 755 "$P"
+echo 1 >"$P/run/mgr.pid"
+chmod 666 "$P/run/mgr.pid"
+check_err "a pid file writable by all in run/: refused" 1 \
+	"pvfs-local: $P/run/mgr.pid: writable by group or others (mode 666)" \
+	pvfs-local start "$P" --iods 1
+if [ "$(id -u)" = 0 ]; then
+	chmod 644 "$P/run/mgr.pid"
+	chown 1001 "$P/run/mgr.pid"
+	check_err "another user's pid file in run/: refused" 1 \
+		"pvfs-local: $P/run/mgr.pid: owned by uid 1001" \
+		pvfs-local start "$P" --iods 1
+fi
+rm -f "$P/run/mgr.pid"
 
 # ---- the mgr: no key, no start; --make-key makes one, once ----
 M=$T/mgr

@@ -22,6 +22,8 @@ check_err() {
 
 # ---- a planted pvfs-local directory: 0644 all-zero key, 0777 run/ ----
 P=$T/planted
+# A pvfs-local that took the planted directory left daemons there.
+trap '"$B/pvfs-local" stop "$P" >/dev/null 2>&1; lib_cleanup' EXIT
 mkdir -p "$P/run"
 printf '%064d\n' 0 >"$P/secret"
 chmod 644 "$P/secret"
@@ -73,7 +75,7 @@ mkdir -m 700 "$M"
 echo "127.0.0.1:7000" >"$M/iodtab"
 check_err "mgr without a key: refuses to start" 1 \
 	"$M/secret: no key file; make one with 'pvfs-mgr --make-key $M/secret'" \
-	pvfs-mgr -f -d "$M" -l 127.0.0.1:0
+	timeout 10 pvfs-mgr -f -d "$M" -l 127.0.0.1:0
 check "mgr without a key: made none" test ! -e "$M/secret"
 check_quiet "pvfs-mgr --make-key" pvfs-mgr --make-key "$M/secret"
 check "the new key is 0600" sh -c "[ \"\$(stat -c %a '$M/secret')\" = 600 ]"
@@ -82,12 +84,12 @@ check_err "--make-key never replaces a key" 1 "$M/secret: File exists" \
 chmod 644 "$M/secret"
 check_err "mgr with a 0644 key: refuses" 1 \
 	"$M/secret: key is readable by others (chmod 600 $M/secret)" \
-	pvfs-mgr -f -d "$M" -l 127.0.0.1:0
+	timeout 10 pvfs-mgr -f -d "$M" -l 127.0.0.1:0
 chmod 600 "$M/secret"
 chmod 777 "$M"
 check_err "mgr with a key in a 0777 directory: refuses" 1 \
 	"key directory of $M/secret is writable by others than its owner (chmod go-w $M)" \
-	pvfs-mgr -f -d "$M" -l 127.0.0.1:0
+	timeout 10 pvfs-mgr -f -d "$M" -l 127.0.0.1:0
 chmod 700 "$M"
 
 # ---- an iod with another key: the client fails, the iod says why ----

@@ -87,7 +87,7 @@ pvfs-mgr --make-key "$D/secret"
 bad_iodtab() {
 	printf '%b' "$2" >"$D/iodtab"
 	check_err "iodtab $1: mgr refuses" 1 "$D/iodtab:$3" \
-		pvfs-mgr -f -d "$D" -l 127.0.0.1:0
+		timeout 10 pvfs-mgr -f -d "$D" -l 127.0.0.1:0
 }
 bad_iodtab "duplicate" '127.0.0.1:7000\n127.0.0.1:7000\n' \
 	"2: duplicate of iod 0 (127.0.0.1:7000)"
@@ -106,5 +106,5 @@ bad_iodtab "NUL byte" '127.0.0.1:1\n\000\n' "2: NUL byte"
 bad_iodtab "empty" '# none\n' " no iods"
 head -c 3000 /dev/urandom >"$D/iodtab"
 check_err "iodtab of 3000 random bytes: mgr refuses" 1 "$D/iodtab:" \
-	pvfs-mgr -f -d "$D" -l 127.0.0.1:0
+	timeout 10 pvfs-mgr -f -d "$D" -l 127.0.0.1:0
 finish

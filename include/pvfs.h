@@ -146,6 +146,10 @@ ssize_t pvfs_write_strided(int fd, const void *buf, int64_t offset,
 
 /* 1 if path lies under a pvfstab mount prefix, 0 if not. */
 int pvfs_is_pvfs_path(const char *path);
+/* After a call failed: the daemon behind the failure, as "iod N,
+ * host:port", or NULL when no single daemon caused it.  Per thread, like
+ * errno, and valid until the thread's next call into the library. */
+const char *pvfs_error_detail(void);
 /* 1 if fd is a descriptor returned by this library, 0 if not. */
 int pvfs_is_pvfs_fd(int fd);
 

@@ -28,19 +28,48 @@ pvfs_cap_sign(struct pvfs_cap *cap, const uint8_t *key, size_t keylen)
 	pvfs_hmac_sha256(key, keylen, msg, sizeof(msg), cap->mac);
 }
 
+/* The reason comes back so that an iod can log it: a key that differs
+ * from the mgr's, a clock ahead of it and a client's bug all look alike
+ * to the client (EACCES), and only the iod can tell them apart. */
 int
-pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key, size_t keylen,
-    uint32_t need_rights, int64_t now)
+pvfs_cap_check(const struct pvfs_cap *cap, const uint8_t *key, size_t keylen,
+    uint32_t need_rights, int64_t now, uint64_t fsid, int *why)
 {
 	uint8_t msg[CAP_SIGNED_LEN], mac[PVFS_MAC_LEN];
 
 	cap_signed_bytes(cap, msg);
 	pvfs_hmac_sha256(key, keylen, msg, sizeof(msg), mac);
 	if (pvfs_memcmp_ct(mac, cap->mac, sizeof(mac)) != 0)
-		return -EACCES;
+		return *why = PVFS_CAP_BAD_MAC, -EACCES;
+	if (fsid != 0 && cap->fsid != fsid)
+		return *why = PVFS_CAP_OTHER_FS, -EACCES;
 	if (cap->rights == 0 || (cap->rights & need_rights) != need_rights)
-		return -EACCES;
+		return *why = PVFS_CAP_NO_RIGHT, -EACCES;
 	if (cap->expiry < now)
-		return -EKEYEXPIRED;
-	return 0;
+		return *why = PVFS_CAP_EXPIRED, -EKEYEXPIRED;
+	return *why = PVFS_CAP_OK, 0;
+}
+
+int
+pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key, size_t keylen,
+    uint32_t need_rights, int64_t now)
+{
+	int why;
+
+	return pvfs_cap_check(cap, key, keylen, need_rights, now, 0, &why);
+}
+
+const char *
+pvfs_cap_why(int why)
+{
+	static const char *const text[PVFS_CAP_NREASONS] = {
+		[PVFS_CAP_OK] = "valid",
+		[PVFS_CAP_BAD_MAC] = "bad MAC (forged, or signed with another key)",
+		[PVFS_CAP_EXPIRED] = "expired",
+		[PVFS_CAP_OTHER_FS] = "for another file system",
+		[PVFS_CAP_OTHER_INODE] = "for another inode",
+		[PVFS_CAP_NO_RIGHT] = "missing a needed right",
+	};
+
+	return why >= 0 && why < PVFS_CAP_NREASONS ? text[why] : "unknown";
 }

@@ -178,6 +178,16 @@ void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 extern enum pvfs_log_level pvfs_log_lvl;
+/* At most one line per PVFS_RATELIMIT_MS for one kind of event. */
+#define PVFS_RATELIMIT_MS 1000
+struct pvfs_ratelimit {
+	int64_t last_ms;          /* when the last line went out (0: never) */
+	unsigned long suppressed; /* events since, not logged */
+};
+/* 1 if a line may go out now (then *suppressed is the count held back
+ * since the last one), else 0 and the event is counted. */
+int pvfs_ratelimit(struct pvfs_ratelimit *r, int64_t now_ms,
+    unsigned long *suppressed);
 /* Set *cause to a malloc'd message (NULL if out of memory); NULL cause ok. */
 void pvfs_set_cause(char **cause, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -221,14 +231,21 @@ int pvfs_daemonize(void);
 /* Read a whole small file (<= max bytes) into a malloc'd NUL-terminated
  * buffer.  NULL/errno on failure. */
 char *pvfs_read_small_file(const char *path, size_t max, size_t *len);
-/* Load a key file (hex or raw, >= 16 bytes); 0 or -1 with *cause. */
-int pvfs_key_load(const char *path, uint8_t *key, size_t *keylen, char **cause);
-/* Create a fresh random key file (mode 0600) if it does not exist. */
-int pvfs_key_create(const char *path, char **cause);
 int64_t pvfs_now_ns(void);     /* CLOCK_REALTIME */
 int64_t pvfs_mono_ms(void);    /* CLOCK_MONOTONIC */
 /* mkdir -p with mode; 0 or -1/errno. */
 int pvfs_mkdir_p(const char *path, mode_t mode);
+
+/* key.c: the shared key (doc/security.md, "The key file"). */
+/* 0 if path and every directory above it belong to root or to us and
+ * only their owner may write them, and only we (or our group) may read
+ * the key; else -1 with *cause naming the path and the fix. */
+int pvfs_key_check(const char *path, char **cause);
+/* Check, then load a key file (32 to 128 hex digits); 0 or -1 with *cause. */
+int pvfs_key_load(const char *path, uint8_t *key, size_t *keylen, char **cause);
+/* Create a fresh random key file, mode 0600; an existing file is an
+ * error (EEXIST).  0 or -1 with *cause. */
+int pvfs_key_create(const char *path, char **cause);
 
 /* daemon-limits.c: resource bounds of the daemons. */
 /* Raise the soft RLIMIT_NOFILE to the hard one; the soft limit now in
@@ -290,8 +307,19 @@ struct pvfs_tab_entry {
  * array, or -1 with *cause (a malloc'd message naming file and line). */
 int pvfs_tab_parse(const char *text, const char *fname,
     struct pvfs_tab_entry **out, char **cause);
-/* Parse an iod table: one "host:port [unix=PATH]" per line, '#' comments. */
+/* Parse an iod table: one "host:port [unix=PATH]" per line, '#' comments.
+ * A host:port or socket named twice is an error. */
 int pvfs_iodtab_parse(const char *text, const char *fname,
     struct pvfs_iod_addr **out, char **cause);
+/* Read (at most max bytes) and parse an iod table; each name must also
+ * resolve, to an address no other entry has.  The count (>= 1) or -1
+ * with *cause naming file and line. */
+int pvfs_iodtab_load(const char *path, size_t max,
+    struct pvfs_iod_addr **out, char **cause);
+/* Read a configuration file (<= max bytes) as text; NULL with *cause
+ * (errno EINVAL if it holds a NUL byte). */
+char *pvfs_config_read(const char *path, size_t max, char **cause);
+/* 1 if host is made of the characters of names and addresses. */
+int pvfs_host_valid(const char *host);
 
 #endif /* PVFS_COMMON_H */

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,75 +130,6 @@ pvfs_read_small_file(const char *path, size_t max, size_t *len)
 	if (len != NULL)
 		*len = n;
 	return buf;
-}
-
-static int
-hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Keys are stored as hex text (easy to copy between hosts); trailing
- * white space is ignored. */
-int
-pvfs_key_load(const char *path, uint8_t *key, size_t *keylen, char **cause)
-{
-	size_t n, i, out = 0;
-	char *text = pvfs_read_small_file(path, 4096, &n);
-
-	if (text == NULL) {
-		pvfs_set_cause(cause, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ' || text[n - 1] == '\r'))
-		n--;
-	for (i = 0; i + 1 < n && out < 64; i += 2) {
-		int hi = hex_value(text[i]), lo = hex_value(text[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			break;
-		key[out++] = (uint8_t)(hi << 4 | lo);
-	}
-	free(text);
-	if (i != n || out < 16) {
-		pvfs_set_cause(cause, "%s: not a key (want 32 to 128 hex digits)", path);
-		return -1;
-	}
-	*keylen = out;
-	return 0;
-}
-
-int
-pvfs_key_create(const char *path, char **cause)
-{
-	uint8_t key[32];
-	char hex[65];
-	int i, fd;
-
-	if (access(path, F_OK) == 0)
-		return 0;
-	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
-		pvfs_set_cause(cause, "getrandom: %s", strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", key[i]);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1 || pvfs_write_all(fd, hex, 64) != 0 ||
-	    pvfs_write_all(fd, "\n", 1) != 0 || fsync(fd) != 0) {
-		pvfs_set_cause(cause, "%s: %s", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 int

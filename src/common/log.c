@@ -98,6 +98,22 @@ log_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* One line per interval: a flood of bad requests must not become a flood
+ * of log lines, yet the count of the lines held back is kept. */
+int
+pvfs_ratelimit(struct pvfs_ratelimit *r, int64_t now_ms,
+    unsigned long *suppressed)
+{
+	if (r->last_ms != 0 && now_ms - r->last_ms < PVFS_RATELIMIT_MS) {
+		r->suppressed++;
+		return 0;
+	}
+	*suppressed = r->suppressed;
+	r->suppressed = 0;
+	r->last_ms = now_ms;
+	return 1;
+}
+
 void
 log_info(const char *fmt, ...)
 {

@@ -485,6 +485,15 @@ void pvfs_cap_sign(struct pvfs_cap *cap, const uint8_t *key, size_t keylen);
  * missing a needed right), or -EKEYEXPIRED. */
 int pvfs_cap_verify(const struct pvfs_cap *cap, const uint8_t *key,
     size_t keylen, uint32_t need_rights, int64_t now);
+/* Why a capability was refused (pvfs_cap_check's *why). */
+enum { PVFS_CAP_OK, PVFS_CAP_BAD_MAC, PVFS_CAP_EXPIRED, PVFS_CAP_OTHER_FS,
+	PVFS_CAP_OTHER_INODE, PVFS_CAP_NO_RIGHT, PVFS_CAP_NREASONS };
+/* pvfs_cap_verify that also checks fsid (0: any) and says why it
+ * refused in *why (PVFS_CAP_*). */
+int pvfs_cap_check(const struct pvfs_cap *cap, const uint8_t *key,
+    size_t keylen, uint32_t need_rights, int64_t now, uint64_t fsid, int *why);
+/* A reason as text, for the logs. */
+const char *pvfs_cap_why(int why);
 
 /* HELLO macs (hello.c). */
 void pvfs_hello_req_mac(const struct pvfs_iod_hello_req *r, const uint8_t *key,

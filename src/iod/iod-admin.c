@@ -16,14 +16,19 @@ static struct pvfs_stripe_ent admin_ents[PVFS_STRIPELIST_MAX];
 /* 0 or a positive errno. */
 static int iod_admin_cap(const struct pvfs_cap *cap)
 {
-	int rc = pvfs_cap_verify(cap, iod.key, iod.keylen, PVFS_R_ADMIN,
-	    iod_label_now());
+	int64_t now = iod_label_now();
+	int why, rc = pvfs_cap_check(cap, iod.key, iod.keylen, PVFS_R_ADMIN,
+	    now, iod.label.fsid, &why);
 
-	if (rc != 0)
+	if (rc == 0 && cap->ino != 0) {
+		why = PVFS_CAP_OTHER_INODE; /* ADMIN is signed for inode 0 */
+		rc = -EACCES;
+	}
+	if (rc != 0) {
+		iod_op_cap_log(cap, why, now);
 		return -rc;
-	if ((rc = iod_label_cap_check(cap)) != 0)
-		return rc;
-	return cap->ino == 0 ? 0 : EACCES;
+	}
+	return iod_label_cap_check(cap);
 }
 
 void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r)

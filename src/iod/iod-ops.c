@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,13 +59,40 @@ union iod_rep {
 	uint8_t pad[256];
 };
 
+/* Why a capability was refused, at warning level: without it a key that
+ * differs from the mgr's, or a clock ahead of the mgr's, is only "Permission
+ * denied" at the client.  At most a line a second per reason. */
+void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
+{
+	static struct pvfs_ratelimit rl[PVFS_CAP_NREASONS];
+	unsigned long held;
+	char more[64] = "", late[64] = "";
+
+	if (why <= PVFS_CAP_OK || why >= PVFS_CAP_NREASONS ||
+	    !pvfs_ratelimit(&rl[why], pvfs_mono_ms(), &held))
+		return;
+	if (held > 0)
+		snprintf(more, sizeof(more), " (%lu more since the last)", held);
+	if (why == PVFS_CAP_EXPIRED)
+		snprintf(late, sizeof(late), ", %lld s ago by this clock",
+		    (long long)(now - cap->expiry));
+	log_warn("capability refused: %s: file system %016llx inode %llu "
+	    "rights %#x%s%s", pvfs_cap_why(why), (unsigned long long)cap->fsid,
+	    (unsigned long long)cap->ino, cap->rights, late, more);
+}
+
 /* 0 or a positive errno.  need 0 means "any right" (SIZE, FSYNC). */
 static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 {
-	int err = -pvfs_cap_verify(cap, iod.key, iod.keylen, need,
-	    iod_label_now());
+	int64_t now = iod_label_now();
+	int why, rc = pvfs_cap_check(cap, iod.key, iod.keylen, need, now,
+	    iod.label.fsid, &why);
 
-	return err != 0 ? err : iod_label_cap_check(cap);
+	if (rc != 0) {
+		iod_op_cap_log(cap, why, now);
+		return -rc;
+	}
+	return iod_label_cap_check(cap);
 }
 
 /* The distribution is trusted but still guarded against division by 0. */

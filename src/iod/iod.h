@@ -173,6 +173,8 @@ void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why);
 
 /* iod-ops.c: request handlers and the stripe walk they share. */
 void iod_op_dispatch(struct iod_conn *c);
+/* Log why a capability was refused (PVFS_CAP_*), rate-limited. */
+void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now);
 /* Room for a body over IOD_BODY_MAX: only LIST requests get it.  0 or -1. */
 int iod_op_body_alloc(struct iod_conn *c);
 int iod_op_run_next(struct iod_xfer *x, unsigned *pieces);

@@ -34,6 +34,7 @@ static pthread_once_t client_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
 static int client_loaded;      /* 0 not yet, 1 loaded, -1 failed */
 static int client_load_errno;
+static char *client_load_cause; /* why the pvfstab failed: file:line: why */
 static struct client_fs *client_fs_tab;
 static int client_nfs;
 static mode_t client_mask;
@@ -144,15 +145,20 @@ client_load_tab(void)
 	const char *path = client_tab_path();
 	struct pvfs_tab_entry *tab = NULL;
 	char *text, *cause = NULL;
-	size_t len;
-	int n;
+	int n, err;
 
-	if ((text = pvfs_read_small_file(path, CLIENT_TAB_MAX, &len)) == NULL)
+	if ((text = pvfs_config_read(path, CLIENT_TAB_MAX, &cause)) == NULL) {
+		/* Missing is ENOENT (URLs still work); unreadable or
+		 * binary is a broken pvfstab: EINVAL. */
+		err = errno == ENOENT ? ENOENT : EINVAL;
+		client_load_cause = cause;
+		errno = err;
 		return -1;
+	}
 	n = pvfs_tab_parse(text, path, &tab, &cause);
 	free(text);
 	if (n < 0) {
-		free(cause);
+		client_load_cause = cause;
 		errno = EINVAL;
 		return -1;
 	}
@@ -178,8 +184,18 @@ client_load(void)
 	rc = client_loaded > 0 ? 0 : -1;
 	pthread_mutex_unlock(&client_lock);
 	if (rc != 0)
-		errno = ENOENT;
+		errno = client_load_errno == EINVAL ? EINVAL : ENOENT;
 	return rc;
+}
+
+int
+client_tab_status(const char **path, const char **cause)
+{
+	*path = client_tab_path();
+	if (client_load() == 0)
+		return 0;
+	*cause = client_load_cause;
+	return client_load_errno == EINVAL ? EINVAL : ENOENT;
 }
 
 /* Append component c (n bytes) to out, or drop the last one for "..". */
@@ -280,6 +296,7 @@ client_match(const char *norm)
 static int
 client_lookup(const char *path, char *norm, int *dir, struct client_fs **fs)
 {
+	client_detail_clear();
 	if (path == NULL || path[0] == '\0') {
 		errno = path == NULL ? EFAULT : ENOENT;
 		return -1;
@@ -547,4 +564,41 @@ client_fs_dev(const struct client_fs *fs, uint64_t fsid)
 	h = fsid ^ idx * 0x9e3779b97f4a7c15ull;
 
 	return (dev_t)((h ^ (h >> 32)) & 0xffffffffu);
+}
+
+/* ---- the daemon behind this thread's last failure (pvfs_error_detail) ---- */
+
+/* Per thread, as errno is: "iod N, host:port", or "" when the last
+ * failure was no single daemon's. */
+static __thread char client_detail[PVFS_HOST_MAX + 48];
+static __thread int client_detail_errno;
+
+void
+client_detail_iod(const struct client_fs *fs, uint32_t i, int err)
+{
+	const struct conn_pool *p = &fs->iods[i];
+
+	snprintf(client_detail, sizeof(client_detail),
+	    strchr(p->host, ':') ? "iod %u, [%s]:%u" : "iod %u, %s:%u", i,
+	    p->host, p->port);
+	client_detail_errno = err;
+}
+
+void
+client_detail_clear(void)
+{
+	client_detail[0] = '\0';
+	client_detail_errno = 0;
+}
+
+int
+client_detail_err(void)
+{
+	return client_detail[0] != '\0' ? client_detail_errno : 0;
+}
+
+const char *
+pvfs_error_detail(void)
+{
+	return client_detail[0] != '\0' ? client_detail : NULL;
 }

@@ -614,8 +614,10 @@ io_op_result(struct io_op *op, enum io_retry *retry)
 			stale = 1;
 		else if (st->err == EKEYEXPIRED)
 			key = 1;
-		else if (err == 0)
+		else if (err == 0) {
 			err = st->err;
+			client_detail_iod(op->fs, st->iod, err);
+		}
 	}
 	if (err == 0 && key)
 		*retry = IO_RETRY_KEY;
@@ -642,8 +644,10 @@ io_op_connect(struct io_op *op)
 			continue;
 		if (errno != ECONNREFUSED || reloaded++ ||
 		    client_fs_reload_iods(fs) != 1 ||
-		    conn_acquire(&fs->iods[st->iod], fs->timeout_ms, &st->conn) != 0)
+		    conn_acquire(&fs->iods[st->iod], fs->timeout_ms, &st->conn) != 0) {
+			client_detail_iod(fs, st->iod, errno);
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -652,6 +656,7 @@ static int
 io_op_go(struct io_op *op, enum io_retry *retry)
 {
 	*retry = IO_RETRY_NO;
+	client_detail_clear();
 	if (io_op_connect(op) != 0)
 		return -1;
 	io_run(op);

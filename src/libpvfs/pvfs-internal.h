@@ -111,6 +111,15 @@ struct client_fs {
 /* Map a path to its file system and the path inside it (written to inner,
  * PVFS_PATH_MAX + 1 bytes).  0, or -1 with errno (ENOENT: not a PVFS path). */
 int client_resolve(const char *path, struct client_fs **fs, char *inner);
+/* The pvfstab's state: 0 loaded, ENOENT missing, EINVAL malformed (with
+ * *cause "file:line: why"); *path is the file tried. */
+int client_tab_status(const char **path, const char **cause);
+/* This thread's last failure came from iod i of fs, with errno err
+ * (pvfs_error_detail); clear: a new operation starts. */
+void client_detail_iod(const struct client_fs *fs, uint32_t i, int err);
+void client_detail_clear(void);
+/* The errno the detail goes with, 0 if there is none. */
+int client_detail_err(void);
 /* Make sure fs's iod table is known (one MGR_FSINFO per process). */
 int client_fs_info(struct client_fs *fs);
 /* After a refused connection: re-read the pvfstab (mgr) or the iod table

@@ -47,7 +47,7 @@ static struct {
 
 enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
 	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET, OPT_BACKUP, OPT_RESTORE,
-	OPT_SALVAGE, OPT_FSID, OPT_MAX_CONNS };
+	OPT_SALVAGE, OPT_FSID, OPT_MAX_CONNS, OPT_MAKE_KEY };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -71,6 +71,7 @@ static const struct option mgr_longopts[] = {
 	{ "restore", required_argument, NULL, OPT_RESTORE },
 	{ "salvage", required_argument, NULL, OPT_SALVAGE },
 	{ "fsid", required_argument, NULL, OPT_FSID },
+	{ "make-key", required_argument, NULL, OPT_MAKE_KEY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -99,6 +100,7 @@ mgr_usage(FILE *f)
 	    "                [--root-squash] [--ssize N] [-u SOCKET]\n"
 	    "                [--anonymous nobody|refuse|trust] [--munge [--munge-socket P]]\n"
 	    "       pvfs-mgr -d METADIR --backup DEST | --restore BACKUP | --salvage DEST\n"
+	    "       pvfs-mgr --make-key FILE\n"
 	    "\n"
 	    "The PVFS metadata manager: owns the name space, permissions and file\n"
 	    "distributions, and issues the capabilities the iods check.\n"
@@ -112,7 +114,7 @@ mgr_usage(FILE *f)
 	    "                       were formatted with); an existing METADIR\n"
 	    "                       must hold it\n"
 	    "  -k, --keyfile FILE   secret shared with the iods (default\n"
-	    "                       METADIR/secret, created if missing)\n"
+	    "                       METADIR/secret; it must exist)\n"
 	    "  -p, --pidfile FILE   write the daemon's pid here\n"
 	    "      --port-file FILE write the bound port here once ready\n"
 	    "  -L, --logfile FILE   log here (default: stderr with -f, else syslog)\n"
@@ -139,6 +141,8 @@ mgr_usage(FILE *f)
 	    "      --salvage DEST   recover what is valid in a damaged METADIR into\n"
 	    "                       the new directory DEST and list what was lost\n"
 	    "      --munge-socket P munged's socket (default: libmunge's)\n"
+	    "      --make-key FILE  write a new random key to FILE (mode 0600; an\n"
+	    "                       existing FILE is an error) and exit\n"
 	    "  -h, --help           show this help\n"
 	    "  -V, --version        show the version\n"
 	    "\n"
@@ -160,6 +164,20 @@ mgr_bad_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'pvfs-mgr --help'.\n");
 	exit(2);
+}
+
+/* --make-key: the one way a key comes to exist (doc/administration.md). */
+static void __attribute__((noreturn))
+mgr_make_key(const char *path)
+{
+	char *cause = NULL;
+
+	if (pvfs_key_create(path, &cause) != 0 ||
+	    pvfs_key_check(path, &cause) != 0) {
+		fprintf(stderr, "pvfs-mgr: %s\n", cause != NULL ? cause : path);
+		exit(1);
+	}
+	exit(0);
 }
 
 static uint32_t
@@ -226,6 +244,7 @@ mgr_options(int argc, char **argv)
 		case OPT_RESTORE: mgr_set_cmd(MGR_CMD_RESTORE, optarg); break;
 		case OPT_SALVAGE: mgr_set_cmd(MGR_CMD_SALVAGE, optarg); break;
 		case OPT_FSID: mgr_parse_fsid(optarg); break;
+		case OPT_MAKE_KEY: mgr_make_key(optarg);
 		case 'h': mgr_usage(stdout); exit(0);
 		case 'V': printf("pvfs-mgr %s\n", PACKAGE_VERSION); exit(0);
 		default: mgr_bad_usage("bad option");
@@ -266,13 +285,18 @@ mgr_setup_dir(void)
 	mgr.metadir = abs;
 }
 
+/* A key the mgr made itself would match no iod's: every write would fail
+ * with EACCES while pvfs-ping says all is well.  So a missing key stops
+ * the mgr, and says how to make one. */
 static void
 mgr_load_key(void)
 {
 	char *path = mgr_meta_path(opt.keyfile, "secret"), *cause = NULL;
 
-	if (pvfs_key_create(path, &cause) != 0 ||
-	    pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+		fatal("%s: no key file; make one with 'pvfs-mgr --make-key %s' and "
+		    "give the iods the same file (-k)", path, path);
+	if (pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
 		fatal("%s", cause != NULL ? cause : path);
 	free(path);
 }
@@ -280,18 +304,14 @@ mgr_load_key(void)
 static void
 mgr_load_iodtab(void)
 {
-	char *path = mgr_meta_path(opt.iodtab, "iodtab"), *text, *cause = NULL;
+	char *path = mgr_meta_path(opt.iodtab, "iodtab"), *cause = NULL;
 	int n;
 
-	if ((text = pvfs_read_small_file(path, MGR_IODTAB_MAX, NULL)) == NULL)
-		fatal("%s: %s", path, strerror(errno));
-	if ((n = pvfs_iodtab_parse(text, path, &mgr.iods, &cause)) < 0)
+	/* Every line valid, every name resolved, no iod twice: or no mgr. */
+	if ((n = pvfs_iodtab_load(path, MGR_IODTAB_MAX, &mgr.iods, &cause)) < 0)
 		fatal("%s", cause != NULL ? cause : path);
-	if (n == 0)
-		fatal("%s: no iods", path);
 	mgr.niods = (uint32_t)n;
 	log_info("%s: %d iods", path, n);
-	free(text);
 	free(path);
 }
 

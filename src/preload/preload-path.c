@@ -48,6 +48,15 @@ pl_path_load(void)
 		return;
 	n = pvfs_tab_parse(text, path, &tab, &cause);
 	free(text);
+	/* Said once: the program runs on, but no path is PVFS's now. */
+	if (n < 0 && cause != NULL) {
+		static const char pre[] = "libpvfs-preload: ",
+		    post[] = "; no path is routed to PVFS\n";
+
+		(void)!write(2, pre, sizeof(pre) - 1);
+		(void)!write(2, cause, strlen(cause));
+		(void)!write(2, post, sizeof(post) - 1);
+	}
 	free(cause);
 	if (n <= 0 || (pl_prefix = calloc((size_t)n, sizeof(*pl_prefix))) == NULL ||
 	    (pl_prefix_len = calloc((size_t)n, sizeof(*pl_prefix_len))) == NULL) {

@@ -189,6 +189,7 @@ main(int argc, char **argv)
 	if (n < 2)
 		tool_usage_error("missing destination file operand after '%s'",
 		    argv[optind]);
+	tool_operands(argc, argv, optind);
 	dst = argv[argc - 1];
 	into = strcmp(dst, "-") != 0 && tool_stat(dst, &st) == 0 &&
 	    S_ISDIR(st.st_mode);

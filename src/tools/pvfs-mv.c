@@ -100,6 +100,7 @@ main(int argc, char **argv)
 	if ((n = argc - optind) < 2)
 		tool_usage_error(n == 0 ? "missing file operand" :
 		    "missing destination file operand");
+	tool_operands(argc, argv, optind);
 	dst = argv[argc - 1];
 	into = tool_stat(dst, &st) == 0 && S_ISDIR(st.st_mode);
 	if (n > 2 && !into) {

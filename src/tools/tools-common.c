@@ -29,10 +29,17 @@ tool_init(const char *prog, const char *usage)
 	tool_usage_text = usage;
 }
 
+/* The daemon behind the error, when the library knows it: "Connection
+ * refused (iod 2, 127.0.0.1:7002)". */
 void
 tool_err(const char *path, int err)
 {
-	tool_errmsg(path, "%s", strerror(err));
+	const char *who = pvfs_error_detail();
+
+	if (who != NULL && client_detail_err() == err)
+		tool_errmsg(path, "%s (%s)", strerror(err), who);
+	else
+		tool_errmsg(path, "%s", strerror(err));
 }
 
 void
@@ -231,10 +238,48 @@ tool_parse_mode(const char *s, mode_t old, mode_t *out)
 	return 0;
 }
 
+static int tool_local_ok; /* no pvfstab: plain paths are local */
+
+void
+tool_operands(int argc, char **argv, int first)
+{
+	int i;
+
+	for (i = first; i < argc; i++)
+		if (strncmp(argv[i], "pvfs://", 7) == 0)
+			tool_local_ok = 1;
+}
+
+/* Exits unless the pvfstab tells local paths from PVFS ones (doc/tools.md,
+ * "Local or PVFS"): a malformed one is an error, and with none at all a
+ * plain path is local only next to a pvfs:// URL operand. */
+static void
+tool_tab_check(const char *path)
+{
+	const char *tab, *cause = NULL;
+	int st = client_tab_status(&tab, &cause);
+
+	if (st == 0 || (st == ENOENT && tool_local_ok))
+		return;
+	if (st == EINVAL)
+		tool_errmsg(NULL, "%s", cause != NULL ? cause : tab);
+	else
+		tool_errmsg(path, "no pvfstab (tried %s%s), so it is unknown "
+		    "whether this is a PVFS path; set PVFSTAB_FILE or give a "
+		    "pvfs:// URL", tab, getenv("PVFSTAB_FILE") != NULL &&
+		    *getenv("PVFSTAB_FILE") != '\0' ? " from $PVFSTAB_FILE" : "");
+	exit(TOOL_EXIT_FAIL);
+}
+
 int
 tool_is_pvfs(const char *path)
 {
-	return strncmp(path, "pvfs://", 7) == 0 || pvfs_is_pvfs_path(path);
+	if (strncmp(path, "pvfs://", 7) == 0)
+		return 1;
+	if (strcmp(path, "-") == 0)
+		return 0;
+	tool_tab_check(path);
+	return pvfs_is_pvfs_path(path);
 }
 
 int
@@ -314,8 +359,10 @@ tool_tab_prefixes(char ***out)
 
 	if (path == NULL || *path == '\0')
 		path = "/etc/pvfstab";
-	if ((text = pvfs_read_small_file(path, 1 << 20, &len)) == NULL) {
-		tool_err(path, errno);
+	(void)len;
+	if ((text = pvfs_config_read(path, 1 << 20, &cause)) == NULL) {
+		tool_errmsg(NULL, "%s", cause);
+		free(cause);
 		return -1;
 	}
 	n = pvfs_tab_parse(text, path, &tab, &cause);

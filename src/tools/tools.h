@@ -57,8 +57,13 @@ const char *tool_human(uint64_t n, char *buf, size_t len);
 int tool_parse_mode(const char *s, mode_t old, mode_t *out);
 
 /* ---- tools-common.c: paths ---- */
-/* 1 if path is a PVFS path: under a pvfstab prefix, or pvfs://host/path. */
+/* 1 if path is a PVFS path: under a pvfstab prefix, or pvfs://host/path.
+ * Exits with a message when the pvfstab is malformed, or missing and no
+ * URL operand made plain paths local (tool_operands). */
 int tool_is_pvfs(const char *path);
+/* Note the operands argv[first..argc-1]: a pvfs:// URL among them lets
+ * plain paths be local when there is no pvfstab (pvfs-cp, pvfs-mv). */
+void tool_operands(int argc, char **argv, int first);
 /* Like tool_is_pvfs, but reports "not a PVFS path" when it is not. */
 int tool_need_pvfs(const char *path);
 /* dir + "/" + name, malloc'd (exits on no memory). */

@@ -244,6 +244,49 @@ test_expired_caps_are_refused(void **state)
 	assert_files_intact();
 }
 
+/* 1 if some iod's log holds text. */
+static int
+iod_logged(const char *text)
+{
+	char path[PATH_MAX], *log;
+	int i, found = 0;
+
+	for (i = 0; i < c.niods && !found; i++) {
+		snprintf(path, sizeof(path), "%s/run/iod%d.log", c.dir, i);
+		if ((log = pvfs_read_small_file(path, 1 << 24, NULL)) == NULL)
+			continue;
+		found = strstr(log, text) != NULL;
+		free(log);
+	}
+	return found;
+}
+
+/* The iod says why it refused, or a key that differs from the mgr's and
+ * a clock ahead of the mgr's both look like EACCES and nothing else. */
+static void
+test_iod_logs_why(void **state)
+{
+	struct pvfs_cap good, cap;
+
+	full_cap(&good);
+	usleep(1100 * 1000); /* past the rate limit of the tests before */
+	cap = good;
+	cap.expiry = time(NULL) - 2;
+	pvfs_cap_sign(&cap, key, keylen);
+	assert_int_equal(iod_try(PVFS_IOD_READ, &cap, data_a), EKEYEXPIRED);
+	cap = good;
+	cap.mac[0] ^= 1;
+	assert_int_equal(iod_try(PVFS_IOD_READ, &cap, data_a), EACCES);
+	cap = good;
+	cap.rights = PVFS_R_READ;
+	pvfs_cap_sign(&cap, key, keylen);
+	assert_int_equal(iod_try(PVFS_IOD_WRITE, &cap, data_a), EACCES);
+	assert_true(iod_logged("warn: capability refused: expired: file system"));
+	assert_true(iod_logged("warn: capability refused: bad MAC (forged, or "
+	    "signed with another key)"));
+	assert_true(iod_logged("warn: capability refused: missing a needed right"));
+}
+
 /* A valid capability for /a names /a only: /b cannot be reached with it,
  * and /b's own capability reads /b's bytes. */
 static void
@@ -444,6 +487,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tampered_caps_are_refused),
 		cmocka_unit_test(test_expired_caps_are_refused),
+		cmocka_unit_test(test_iod_logs_why),
 		cmocka_unit_test(test_cap_names_one_file),
 		cmocka_unit_test(test_weak_caps_are_refused),
 		cmocka_unit_test(test_granted_caps_work),

@@ -37,8 +37,9 @@ check_quiet "no pvfstab: cp in" env PVFSTAB_FILE=/nonexistent pvfs-cp "$T/f" "$U
 check_out "no pvfstab: ls" "g" env PVFSTAB_FILE=/nonexistent pvfs-ls "$URL/"
 check "no pvfstab: cp out" sh -c "PVFSTAB_FILE=/nonexistent pvfs-cp '$URL/g' - | cmp - '$T/f'"
 check_grep "no pvfstab: df" '^  iod 3 ' env PVFSTAB_FILE=/nonexistent pvfs-df "$URL/"
-check_fail "no pvfstab: prefix paths are not PVFS paths" 1 \
-	"pvfs-ls: /pvfs: not a PVFS path (no pvfstab prefix or pvfs:// URL)" env PVFSTAB_FILE=/nonexistent pvfs-ls /pvfs
+check_fail "no pvfstab: a prefix path is neither local nor PVFS" 1 \
+	"pvfs-ls: /pvfs: no pvfstab (tried /nonexistent from \$PVFSTAB_FILE), so it is unknown whether this is a PVFS path; set PVFSTAB_FILE or give a pvfs:// URL" \
+	env PVFSTAB_FILE=/nonexistent pvfs-ls /pvfs
 check_fail "URL with no mgr there" 1 "pvfs-ls: pvfs://127.0.0.1:1/: Connection refused" pvfs-ls pvfs://127.0.0.1:1/
 check_fail "URL with no host" 1 "pvfs-ls: pvfs:///x: No such file or directory" pvfs-ls pvfs:///x
 check_fail "URL with a bad port" 1 "pvfs-ls: pvfs://127.0.0.1:99999/: No such file or directory" pvfs-ls pvfs://127.0.0.1:99999/

@@ -92,15 +92,23 @@ count_rec(const struct mgr_rec *r, size_t off, void *arg)
 }
 
 static void
-scan(struct mgr_scan *s, const uint8_t *p, size_t len, uint64_t *seen)
+scan_as(struct mgr_scan *s, const uint8_t *p, size_t len, int format,
+    uint64_t salt, int salvage, uint64_t *seen)
 {
 	memset(s, 0, sizeof(*s));
 	*seen = 0;
-	s->format = 2;
-	s->salt = SALT;
+	s->format = format;
+	s->salt = salt;
+	s->salvage = salvage;
 	s->fn = count_rec;
 	s->arg = seen;
 	mgr_scan_run(s, p, len);
+}
+
+static void
+scan(struct mgr_scan *s, const uint8_t *p, size_t len, uint64_t *seen)
+{
+	scan_as(s, p, len, 2, SALT, 0, seen);
 }
 
 /* Records in the batches wholly below off. */
@@ -289,12 +297,7 @@ test_other_salt_is_corrupt(void **state)
 
 	(void)state;
 	build_body(&b);
-	memset(&s, 0, sizeof(s));
-	s.format = 2;
-	s.salt = SALT + 1;
-	s.fn = count_rec;
-	s.arg = &seen;
-	mgr_scan_run(&s, b.buf.data, b.buf.len);
+	scan_as(&s, b.buf.data, b.buf.len, 2, SALT + 1, 0, &seen);
 	assert_int_equal(s.end, MGR_SCAN_CORRUPT);
 	assert_int_equal(seen, 0);
 	pvfs_buf_free(&b.buf);
@@ -313,13 +316,7 @@ test_salvage_goes_on(void **state)
 	build_body(&b);
 	off = b.end[5] + 30;
 	b.buf.data[off] ^= 0x40;
-	memset(&s, 0, sizeof(s));
-	s.format = 2;
-	s.salt = SALT;
-	s.fn = count_rec;
-	s.arg = &seen;
-	s.salvage = 1;
-	mgr_scan_run(&s, b.buf.data, b.buf.len);
+	scan_as(&s, b.buf.data, b.buf.len, 2, SALT, 1, &seen);
 	assert_int_equal(s.end, MGR_SCAN_CORRUPT);
 	assert_int_equal(seen, b.total - b.nrec[6]);
 	assert_int_equal(s.lost_bytes, b.end[6] - b.end[5]);
@@ -361,20 +358,11 @@ test_format1_records(void **state)
 	first = put_v1_unlink(&b, "a");
 	put_v1_unlink(&b, "bb");
 	put_v1_unlink(&b, "ccc");
-	memset(&s, 0, sizeof(s));
-	s.format = 1;
-	s.fn = count_rec;
-	s.arg = &seen;
-	mgr_scan_run(&s, b.data, b.len);
+	scan_as(&s, b.data, b.len, 1, 0, 0, &seen);
 	assert_int_equal(s.end, MGR_SCAN_CLEAN);
 	assert_int_equal(seen, 3);
 	b.data[first + 12] ^= 1; /* inside the second record */
-	seen = 0;
-	memset(&s, 0, sizeof(s));
-	s.format = 1;
-	s.fn = count_rec;
-	s.arg = &seen;
-	mgr_scan_run(&s, b.data, b.len);
+	scan_as(&s, b.data, b.len, 1, 0, 0, &seen);
 	assert_int_equal(s.end, MGR_SCAN_CORRUPT);
 	assert_int_equal(seen, 1);
 	assert_int_equal(s.after_records, 1);
@@ -428,10 +416,7 @@ test_garbage_never_crashes(void **state)
 			junk[i] = (uint8_t)(round % 3 == 0 ? rand() % 4 : rand());
 		scan(&s, junk, sizeof(junk), &seen);
 		assert_int_not_equal(s.end, MGR_SCAN_CLEAN);
-		memset(&s, 0, sizeof(s));
-		s.format = 1;
-		s.salvage = 1;
-		mgr_scan_run(&s, junk, sizeof(junk));
+		scan_as(&s, junk, sizeof(junk), 1, 0, 1, &seen);
 	}
 }
 

@@ -289,6 +289,19 @@ mgr_setup_dir(void)
 /* A key the mgr made itself would match no iod's: every write would fail
  * with EACCES while pvfs-ping says all is well.  So a missing key stops
  * the mgr, and says how to make one. */
+/* Stop on a helper's cause, freed first so that a leak checker sees a
+ * clean exit. */
+static void __attribute__((noreturn))
+mgr_fatal_cause(char *cause, char *path)
+{
+	char msg[2048];
+
+	snprintf(msg, sizeof(msg), "%s", cause != NULL ? cause : path);
+	free(cause);
+	free(path);
+	fatal("%s", msg);
+}
+
 static void
 mgr_load_key(void)
 {
@@ -298,7 +311,7 @@ mgr_load_key(void)
 		fatal("%s: no key file; make one with 'pvfs-mgr --make-key %s' and "
 		    "give the iods the same file (-k)", path, path);
 	if (pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
-		fatal("%s", cause != NULL ? cause : path);
+		mgr_fatal_cause(cause, path);
 	free(path);
 }
 
@@ -310,7 +323,7 @@ mgr_load_iodtab(void)
 
 	/* Every line valid, every name resolved, no iod twice: or no mgr. */
 	if ((n = pvfs_iodtab_load(path, MGR_IODTAB_MAX, &mgr.iods, &cause)) < 0)
-		fatal("%s", cause != NULL ? cause : path);
+		mgr_fatal_cause(cause, path);
 	mgr.niods = (uint32_t)n;
 	log_info("%s: %d iods", path, n);
 	free(path);

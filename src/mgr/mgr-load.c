@@ -238,6 +238,7 @@ load_snap_header(struct mgr_load *l, const char *path, const uint8_t *p,
 
 /* A snapshot was complete when renamed into place: in it even a short
  * end is damage. */
+/* The caller owns fd. */
 static void
 load_snapshot(struct mgr_load *l, int fd)
 {
@@ -267,7 +268,6 @@ load_snapshot(struct mgr_load *l, int fd)
 		load_damage(l, "%s: no end record (%" PRIu64 " records read)", path,
 		    s.count);
 	munmap(p, len);
-	close(fd);
 	log_info("%s: %" PRIu64 " inodes, generation %" PRIu64, path, s.count,
 	    l->gen);
 }
@@ -413,7 +413,6 @@ load_journal(struct mgr_load *l, int fd)
 	l->jr_good = hl + sc.good_len;
 	if (p != NULL)
 		munmap(p, len);
-	close(fd);
 	log_info("%s: replayed %" PRIu64 " records%s", path, l->jr_records,
 	    l->jr_torn ? ", then a torn tail" : "");
 }

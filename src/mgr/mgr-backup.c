@@ -43,16 +43,23 @@ backup_path(char *buf, const char *dir, const char *name)
 static uint64_t
 backup_fsid(const char *dir)
 {
-	char path[PATH_MAX], *s;
-	uint64_t fsid = 0;
+	uint64_t fsid;
 
-	backup_path(path, dir, "fsid");
-	if ((s = pvfs_read_small_file(path, 64, NULL)) == NULL)
-		fatal("%s: %s (not a metadata directory?)", path, strerror(errno));
-	if (sscanf(s, "%" SCNx64, &fsid) != 1 || fsid == 0)
-		fatal("%s: not a file system id", path);
-	free(s);
+	if (mgr_load_fsid(dir, &fsid) != 0)
+		fatal("%s/fsid: %s (not a metadata directory?)", dir,
+		    strerror(errno));
 	return fsid;
+}
+
+/* A new private file holding len bytes, durable. */
+static void
+backup_put_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd == -1 || pvfs_write_all(fd, data, len) != 0 || fsync(fd) != 0)
+		fatal("%s: %s", path, strerror(errno));
+	close(fd);
 }
 
 /* Copy a small private file, if the source has it. */
@@ -61,19 +68,14 @@ backup_copy_extra(const char *src, const char *dst, const char *name)
 {
 	char from[PATH_MAX], to[PATH_MAX], *text;
 	size_t len;
-	int fd;
 
 	backup_path(from, src, name);
-	backup_path(to, dst, name);
 	if ((text = pvfs_read_small_file(from, 1u << 20, &len)) == NULL) {
 		if (errno == ENOENT)
 			return;
 		fatal("%s: %s", from, strerror(errno));
 	}
-	fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1 || pvfs_write_all(fd, text, len) != 0 || fsync(fd) != 0)
-		fatal("%s: %s", to, strerror(errno));
-	close(fd);
+	backup_put_file(backup_path(to, dst, name), text, len);
 	free(text);
 }
 
@@ -144,14 +146,9 @@ static void
 backup_report(const char *tmp, const char *text, size_t len)
 {
 	char path[PATH_MAX];
-	int fd;
 
 	fwrite(text, 1, len, stdout);
-	backup_path(path, tmp, "salvage-report");
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1 || pvfs_write_all(fd, text, len) != 0 || fsync(fd) != 0)
-		fatal("%s: %s", path, strerror(errno));
-	close(fd);
+	backup_put_file(backup_path(path, tmp, "salvage-report"), text, len);
 }
 
 int

@@ -92,6 +92,32 @@ jr_random(void)
 
 /* ---- writing files ---- */
 
+/* Write a format-2 header with a new salt to fd; its salt, or 0 with
+ * errno on a failed write. */
+static uint64_t
+jr_write_hdr(int fd, int snapshot, uint64_t fsid, uint64_t gen)
+{
+	struct mgr_file_hdr h;
+	struct pvfs_buf b;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	h.snapshot = snapshot;
+	h.format = MGR_FORMAT;
+	h.fsid = fsid;
+	h.gen = gen;
+	h.salt = jr_random();
+	if (snapshot) {
+		h.next_ino = mgr_ns_next_ino();
+		h.root_cookie = mgr_ns_root()->dir->next_cookie;
+	}
+	pvfs_buf_init(&b);
+	mgr_record_hdr_encode(&b, &h);
+	rc = pvfs_write_all(fd, b.data, b.len);
+	pvfs_buf_free(&b);
+	return rc == 0 ? h.salt : 0;
+}
+
 /* Create dir/journal.<gen> holding only its header, durable; its
  * descriptor (append only) and salt. */
 int
@@ -99,32 +125,20 @@ mgr_journal_create(const char *dir, uint64_t fsid, uint64_t gen, int *fdp,
     uint64_t *saltp)
 {
 	char path[PATH_MAX], name[64];
-	struct mgr_file_hdr h;
-	struct pvfs_buf b;
 	int fd, err;
 
-	memset(&h, 0, sizeof(h));
-	h.format = MGR_FORMAT;
-	h.fsid = fsid;
-	h.gen = gen;
-	h.salt = jr_random();
 	jr_path(path, dir, jr_journal_name(name, sizeof(name), gen));
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (fd == -1)
 		return -1;
-	pvfs_buf_init(&b);
-	mgr_record_hdr_encode(&b, &h);
-	if (pvfs_write_all(fd, b.data, b.len) != 0 || fsync(fd) != 0) {
+	if ((*saltp = jr_write_hdr(fd, 0, fsid, gen)) == 0 || fsync(fd) != 0) {
 		err = errno;
 		close(fd);
 		unlink(path);
-		pvfs_buf_free(&b);
 		errno = err;
 		return -1;
 	}
-	pvfs_buf_free(&b);
 	*fdp = fd;
-	*saltp = h.salt;
 	return 0;
 }
 
@@ -184,24 +198,10 @@ jr_snap_emit(const struct mgr_inode *in, void *arg)
 static int
 jr_snap_write(struct jr_snap *s, uint64_t fsid, uint64_t gen)
 {
-	struct mgr_file_hdr h;
-	struct pvfs_buf b;
 	struct mgr_rec end;
-	int rc;
 
-	memset(&h, 0, sizeof(h));
-	h.snapshot = 1;
-	h.format = MGR_FORMAT;
-	h.fsid = fsid;
-	h.gen = gen;
-	h.salt = s->salt = jr_random();
-	h.next_ino = mgr_ns_next_ino();
-	h.root_cookie = mgr_ns_root()->dir->next_cookie;
-	pvfs_buf_init(&b);
-	mgr_record_hdr_encode(&b, &h);
-	rc = pvfs_write_all(s->fd, b.data, b.len);
-	pvfs_buf_free(&b);
-	if (rc != 0 || mgr_ns_walk(jr_snap_emit, s) != 0)
+	if ((s->salt = jr_write_hdr(s->fd, 1, fsid, gen)) == 0 ||
+	    mgr_ns_walk(jr_snap_emit, s) != 0)
 		return -1;
 	memset(&end, 0, sizeof(end));
 	end.type = MGR_REC_END;
@@ -248,13 +248,10 @@ mgr_journal_snapshot(const char *dir, const char *name, uint64_t fsid,
 static int
 mgr_journal_fsid_load(void)
 {
-	char path[PATH_MAX], text[32], *s;
+	char path[PATH_MAX], text[32];
 
 	jr_path(path, jr_dir, "fsid");
-	if ((s = pvfs_read_small_file(path, 64, NULL)) != NULL) {
-		if (sscanf(s, "%" SCNx64, &jr_fsid) != 1 || jr_fsid == 0)
-			fatal("%s: not a file system id", path);
-		free(s);
+	if (mgr_load_fsid(jr_dir, &jr_fsid) == 0) {
 		if (mgr.want_fsid != 0 && mgr.want_fsid != jr_fsid)
 			fatal("%s: file system %016" PRIx64 ", not %016" PRIx64
 			    " (--fsid): the wrong metadata directory?", path,

@@ -92,6 +92,24 @@ load_map(const char *path, int fd, size_t *len)
 	return p;
 }
 
+/* The file system id in dir/fsid: 0, or -1 with errno when the file
+ * cannot be read (ENOENT: a directory not yet used).  Fatal when it holds
+ * something else. */
+int
+mgr_load_fsid(const char *dir, uint64_t *fsid)
+{
+	char path[PATH_MAX], *s;
+
+	if (snprintf(path, sizeof(path), "%s/fsid", dir) >= (int)sizeof(path))
+		fatal("%s: metadata directory path too long", dir);
+	if ((s = pvfs_read_small_file(path, 64, NULL)) == NULL)
+		return -1;
+	if (sscanf(s, "%" SCNx64, fsid) != 1 || *fsid == 0)
+		fatal("%s: not a file system id", path);
+	free(s);
+	return 0;
+}
+
 /* ---- inventory ---- */
 
 static void
@@ -175,7 +193,7 @@ struct load_snap {
 	int ended;
 };
 
-static int
+static void
 load_snap_one(const struct mgr_rec *r, size_t off, void *arg)
 {
 	struct load_snap *s = arg;
@@ -184,24 +202,39 @@ load_snap_one(const struct mgr_rec *r, size_t off, void *arg)
 	if (s->ended) {
 		load_damage(s->l, "%s/snapshot: records after its end (offset %zu)",
 		    s->l->dir, off);
-		return 0;
+		return;
 	}
 	if (r->type == MGR_REC_END) {
 		s->ended = 1;
 		if (r->ino != s->count)
 			load_damage(s->l, "%s/snapshot: ends after %" PRIu64
 			    " records but says %" PRIu64, s->l->dir, s->count, r->ino);
-		return 0;
+		return;
 	}
 	if ((rc = mgr_ns_apply(r)) != 0) {
 		if (!s->l->salvage)
 			load_fail(s->l, "%s/snapshot: record at offset %zu does not "
 			    "apply: %s", s->l->dir, off, strerror(rc));
 		mgr_load_report_lost(s->l, r, rc);
-		return 0;
+		return;
 	}
 	s->count++;
-	return 0;
+}
+
+/* Damage a walk found: it stops the load, or (salvage) is listed with
+ * what was skipped past. */
+static void
+load_scan_damage(struct mgr_load *l, const char *path,
+    const struct mgr_scan *sc, size_t hl)
+{
+	load_damage(l, "%s: %s at offset %zu, followed by %" PRIu64 " valid "
+	    "records in %" PRIu64 " %s", path, sc->end == MGR_SCAN_TORN ?
+	    "cut short" : "corrupt data", hl + sc->bad_off, sc->after_records,
+	    sc->after_units, sc->format >= 2 ? "batches" : "frames");
+	if (sc->lost_bytes > 0)
+		fprintf(l->report, "damaged: %s: %" PRIu64 " unreadable bytes in %"
+		    PRIu64 " ranges skipped; the changes in them are lost\n", path,
+		    sc->lost_bytes, sc->lost_ranges);
 }
 
 /* The header: format 2, or format 1 (read once, then rewritten). */
@@ -258,12 +291,7 @@ load_snapshot(struct mgr_load *l, int fd)
 	sc.salvage = l->salvage;
 	mgr_scan_run(&sc, p + hl, len - hl);
 	if (sc.end != MGR_SCAN_CLEAN)
-		load_damage(l, "%s: %s at offset %zu, %" PRIu64 " valid records "
-		    "after it", path, sc.end == MGR_SCAN_TORN ? "cut short" :
-		    "corrupt data", hl + sc.bad_off, sc.after_records);
-	if (sc.lost_bytes > 0)
-		fprintf(l->report, "damaged: %s: %" PRIu64 " unreadable bytes in %"
-		    PRIu64 " ranges skipped\n", path, sc.lost_bytes, sc.lost_ranges);
+		load_scan_damage(l, path, &sc, hl);
 	if (!s.ended)
 		load_damage(l, "%s: no end record (%" PRIu64 " records read)", path,
 		    s.count);
@@ -316,16 +344,16 @@ load_report_lost_inodes(struct mgr_load *l)
 	}
 }
 
-static int
+static void
 load_journal_one(const struct mgr_rec *r, size_t off, void *arg)
 {
 	struct mgr_load *l = arg;
-	int rc;
+	int rc, create = r->type == MGR_REC_CREATE || r->type == MGR_REC_MKDIR;
 
 	if (r->type == MGR_REC_END) {
 		load_damage(l, "journal.%" PRIu64 ": end-of-snapshot record at "
 		    "offset %zu", l->gen, off);
-		return 0;
+		return;
 	}
 	if ((rc = mgr_ns_apply(r)) != 0) {
 		if (!l->salvage)
@@ -333,14 +361,11 @@ load_journal_one(const struct mgr_rec *r, size_t off, void *arg)
 			    "offset %zu does not apply: %s", l->dir, l->gen, r->type,
 			    off, strerror(rc));
 		mgr_load_report_lost(l, r, rc);
+		if (create) /* a lost create still used its number */
+			mgr_ns_set_next_ino(r->ino + 1);
 	}
-	if (r->type == MGR_REC_CREATE || r->type == MGR_REC_MKDIR) {
-		mgr_ns_set_next_ino(r->ino + 1);
-		if (l->salvage)
-			load_add_ino(l, r->ino);
-	}
-	l->jr_records++;
-	return 0;
+	if (create && l->salvage)
+		load_add_ino(l, r->ino);
 }
 
 /* Format and salt of journal bytes; the body starts at *hl. */
@@ -366,24 +391,6 @@ load_journal_header(struct mgr_load *l, const char *path, const uint8_t *p,
 }
 
 static void
-load_journal_damage(struct mgr_load *l, const char *path,
-    const struct mgr_scan *sc, size_t hl)
-{
-	if (sc->end == MGR_SCAN_TORN && !l->salvage) {
-		l->jr_torn = 1; /* a crash's unacknowledged last batch */
-		return;
-	}
-	load_damage(l, "%s: %s at offset %zu, followed by %" PRIu64 " valid "
-	    "records in %" PRIu64 " %s", path, sc->end == MGR_SCAN_TORN ?
-	    "torn tail" : "corrupt data", hl + sc->bad_off, sc->after_records,
-	    sc->after_units, sc->format >= 2 ? "batches" : "frames");
-	if (sc->lost_bytes > 0)
-		fprintf(l->report, "damaged: %s: %" PRIu64 " unreadable bytes in %"
-		    PRIu64 " ranges skipped; the changes in them are lost\n", path,
-		    sc->lost_bytes, sc->lost_ranges);
-}
-
-static void
 load_journal(struct mgr_load *l, int fd)
 {
 	char path[PATH_MAX], name[64];
@@ -400,12 +407,12 @@ load_journal(struct mgr_load *l, int fd)
 	sc.arg = l;
 	sc.salvage = l->salvage;
 	mgr_scan_run(&sc, p + hl, len - hl);
-	if (sc.stopped != 0)
-		load_fail(l, "%s: stopped at offset %zu", path, hl + sc.bad_off);
-	if (sc.end == MGR_SCAN_TORN && l->online)
-		l->jr_torn = 1; /* a commit being written as we read */
+	/* A torn tail: a crash's unacknowledged last batch, or (online) a
+	 * commit being written as we read. */
+	if (sc.end == MGR_SCAN_TORN && !l->salvage)
+		l->jr_torn = 1;
 	else if (sc.end != MGR_SCAN_CLEAN)
-		load_journal_damage(l, path, &sc, hl);
+		load_scan_damage(l, path, &sc, hl);
 	l->jr_format = sc.format;
 	l->jr_salt = sc.salt;
 	l->jr_seq = sc.last_seq;
@@ -413,7 +420,7 @@ load_journal(struct mgr_load *l, int fd)
 	l->jr_good = hl + sc.good_len;
 	if (p != NULL)
 		munmap(p, len);
-	log_info("%s: replayed %" PRIu64 " records%s", path, l->jr_records,
+	log_info("%s: replayed %" PRIu64 " records%s", path, sc.records,
 	    l->jr_torn ? ", then a torn tail" : "");
 }
 

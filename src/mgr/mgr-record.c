@@ -125,12 +125,10 @@ mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r)
 		return -1;
 	if (pvfs_fields_decode(c, f, r) != 0)
 		return -1;
-	if (f == rec_remove_f || f == rec_rename_f || f == rec1_create_f ||
-	    f == rec2_create_f) {
-		if (!mgr_record_name_ok(r->name, r->namelen))
-			return -1;
-	}
-	if (f == rec_rename_f && !mgr_record_name_ok(r->name2, r->namelen2))
+	if (r->type != MGR_REC_SETATTR && r->type != MGR_REC_END &&
+	    !mgr_record_name_ok(r->name, r->namelen))
+		return -1;
+	if (r->type == MGR_REC_RENAME && !mgr_record_name_ok(r->name2, r->namelen2))
 		return -1;
 	return 0;
 }
@@ -286,38 +284,53 @@ scan_frame(const struct mgr_scan *s, const uint8_t *p, size_t left,
 		scan_frame1(p, left, u);
 }
 
-/* Does a complete unit's payload hold exactly its records?  With fn, each
- * is passed on (a nonzero return stops and is returned). */
-static int
-scan_records(struct mgr_scan *s, const uint8_t *p, const struct scan_unit *u,
-    size_t off, int apply)
+/* A unit's records: a cursor over its payload. */
+static void
+scan_body(const struct mgr_scan *s, const uint8_t *p, const struct scan_unit *u,
+    struct pvfs_cur *c)
 {
 	size_t hl = s->format >= 2 ? MGR_BATCH_HDR : 8;
-	const uint8_t *body = p + hl;
+
+	pvfs_cur_init(c, p + hl, u->len - hl);
+}
+
+/* Does a complete unit's payload match its crc and hold exactly its
+ * records?  Checked whole before any record is used. */
+static int
+scan_unit_valid(const struct mgr_scan *s, const uint8_t *p,
+    const struct scan_unit *u)
+{
+	uint32_t want = pvfs_be32_get(p + (s->format >= 2 ? 16 : 4)), i;
+	struct pvfs_cur c;
+	struct mgr_rec r;
+
+	scan_body(s, p, u, &c);
+	if (u->nrec == 0 || pvfs_crc32c(0, c.p, c.left) != want)
+		return 0;
+	for (i = 0; i < u->nrec; i++) {
+		if (mgr_record_decode(&c, s->format, &r) != 0)
+			return 0;
+	}
+	return c.left == 0;
+}
+
+/* Pass each record of a valid unit on to s->fn, and count the unit. */
+static void
+scan_unit_use(struct mgr_scan *s, const uint8_t *p, const struct scan_unit *u,
+    size_t off)
+{
 	struct pvfs_cur c;
 	struct mgr_rec r;
 	uint32_t i;
-	int rc;
 
-	if (s->format >= 2 ? pvfs_crc32c(0, body, u->len - hl) != pvfs_be32_get(p + 16) :
-	    pvfs_crc32c(0, body, u->len - hl) != pvfs_be32_get(p + 4))
-		return -1;
-	pvfs_cur_init(&c, body, u->len - hl);
-	for (i = 0; i < u->nrec; i++) {
-		if (mgr_record_decode(&c, s->format, &r) != 0)
-			return -1;
-	}
-	if (c.left != 0 || u->nrec == 0)
-		return -1;
-	if (!apply || s->fn == NULL)
-		return 0;
-	pvfs_cur_init(&c, body, u->len - hl);
-	for (i = 0; i < u->nrec; i++) {
+	scan_body(s, p, u, &c);
+	for (i = 0; s->fn != NULL && i < u->nrec; i++) {
 		mgr_record_decode(&c, s->format, &r);
-		if ((rc = s->fn(&r, off, s->arg)) != 0)
-			return rc;
+		s->fn(&r, off, s->arg);
 	}
-	return 0;
+	s->units++;
+	s->records += u->nrec;
+	s->last_seq = u->seq;
 }
 
 /* Is there a valid unit at p that may follow the last good one? */
@@ -328,7 +341,7 @@ scan_valid_at(struct mgr_scan *s, const uint8_t *p, size_t left,
 	scan_frame(s, p, left, u);
 	if (!u->complete || (s->format >= 2 && u->seq <= s->last_seq))
 		return 0;
-	return scan_records(s, p, u, 0, 0) == 0;
+	return scan_unit_valid(s, p, u);
 }
 
 /* The next valid unit at or after off, or len. */
@@ -394,10 +407,7 @@ scan_salvage(struct mgr_scan *s, const uint8_t *p, size_t off, size_t len)
 		}
 		if (next >= len)
 			return;
-		scan_records(s, p + next, &u, next, 1);
-		s->units++;
-		s->records += u.nrec;
-		s->last_seq = u.seq;
+		scan_unit_use(s, p + next, &u, next);
 		off = next + u.len;
 	}
 }
@@ -410,24 +420,16 @@ mgr_scan_run(struct mgr_scan *s, const uint8_t *p, size_t len)
 {
 	struct scan_unit u;
 	size_t off = 0;
-	int rc;
 
 	s->end = MGR_SCAN_CLEAN;
 	while (off < len) {
 		scan_frame(s, p + off, len - off, &u);
 		if (!u.complete || (s->format >= 2 && u.seq != s->last_seq + 1) ||
-		    scan_records(s, p + off, &u, off, 0) != 0) {
+		    !scan_unit_valid(s, p + off, &u)) {
 			scan_damage(s, p, off, len, &u);
 			break;
 		}
-		if ((rc = scan_records(s, p + off, &u, off, 1)) != 0) {
-			s->stopped = rc;
-			s->bad_off = off;
-			return;
-		}
-		s->units++;
-		s->records += u.nrec;
-		s->last_seq = u.seq;
+		scan_unit_use(s, p + off, &u, off);
 		off += u.len;
 	}
 	s->good_len = off;

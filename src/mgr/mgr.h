@@ -281,16 +281,15 @@ struct mgr_batch {
 enum { MGR_SCAN_CLEAN, MGR_SCAN_TORN, MGR_SCAN_CORRUPT };
 
 /* One walk over a file's body.  In: format, salt, fn (called on every
- * record of every valid unit; nonzero stops the walk) and salvage (go on
- * past damage).  Out: the rest. */
+ * record of every valid unit) and salvage (go on past damage).  Out: the
+ * rest. */
 struct mgr_scan {
 	int format;
 	uint64_t salt;
-	int (*fn)(const struct mgr_rec *r, size_t off, void *arg);
+	void (*fn)(const struct mgr_rec *r, size_t off, void *arg);
 	void *arg;
 	int salvage;
 	int end;                /* MGR_SCAN_* */
-	int stopped;            /* fn's nonzero return, at bad_off */
 	size_t good_len;        /* bytes of valid units before any damage */
 	size_t bad_off;         /* where the damage starts */
 	uint64_t units, records; /* valid ones used */
@@ -328,7 +327,6 @@ struct mgr_load {
 	uint64_t jr_salt, jr_seq; /* format 2: its salt and last batch */
 	size_t jr_len, jr_good; /* its bytes, and the valid prefix */
 	int jr_torn;            /* a crash's torn tail follows jr_good */
-	uint64_t jr_records;
 	uint64_t damaged, lost; /* salvage: damage found, changes lost */
 	uint64_t snap_next_ino; /* the inode counter before the journal */
 	uint64_t *created;      /* salvage: inodes the journal made */
@@ -337,6 +335,7 @@ struct mgr_load {
 void mgr_load_dir(struct mgr_load *l);
 void mgr_load_free(struct mgr_load *l);
 int mgr_load_has_state(const char *dir);
+int mgr_load_fsid(const char *dir, uint64_t *fsid);
 /* Salvage: say which change r was and why it was not kept. */
 void mgr_load_report_lost(struct mgr_load *l, const struct mgr_rec *r, int err);
 

@@ -25,7 +25,7 @@ fuzz_same(const struct mgr_rec *a, const struct mgr_rec *b)
 	    (a->namelen2 == 0 || memcmp(a->name2, b->name2, a->namelen2) == 0);
 }
 
-static int
+static void
 fuzz_record(const struct mgr_rec *r, size_t off, void *arg)
 {
 	struct pvfs_buf b;
@@ -42,7 +42,6 @@ fuzz_record(const struct mgr_rec *r, size_t off, void *arg)
 	    !fuzz_same(&copy, &again))
 		abort();
 	pvfs_buf_free(&b);
-	return 0;
 }
 
 int

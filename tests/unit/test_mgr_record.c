@@ -82,13 +82,12 @@ build_body(struct body *b)
 	pvfs_buf_free(&batch.buf);
 }
 
-static int
+static void
 count_rec(const struct mgr_rec *r, size_t off, void *arg)
 {
 	(void)r;
 	(void)off;
 	(*(uint64_t *)arg)++;
-	return 0;
 }
 
 static void

@@ -17,6 +17,19 @@
 #define PVFS_DEFAULT_SSIZE 65536
 #define PVFS_CAP_LIFETIME 3600 /* seconds a capability stays valid */
 
+/* Default paths, from configure's --sysconfdir and --localstatedir (the
+ * Makefile passes them; /etc and /var when a file is built outside it). */
+#ifndef PVFS_SYSCONFDIR
+#define PVFS_SYSCONFDIR "/etc"
+#endif
+#ifndef PVFS_LOCALSTATEDIR
+#define PVFS_LOCALSTATEDIR "/var"
+#endif
+#define PVFS_DEFAULT_TAB PVFS_SYSCONFDIR "/pvfstab"
+#define PVFS_DEFAULT_KEYFILE PVFS_SYSCONFDIR "/pvfs/secret"
+#define PVFS_DEFAULT_METADIR PVFS_LOCALSTATEDIR "/lib/pvfs/meta"
+#define PVFS_DEFAULT_DATADIR PVFS_LOCALSTATEDIR "/lib/pvfs/data"
+
 /* buf.c: a growable output buffer and a bounds-checked input cursor. */
 struct pvfs_buf {
 	uint8_t *data;
@@ -303,6 +316,8 @@ struct pvfs_tab_entry {
 	int auth;                       /* option auth=munge: PVFS_AUTH_MUNGE, else 0 */
 	char munge_sock[PVFS_SOCK_MAX + 1]; /* option munge_socket=PATH */
 };
+/* The pvfstab to read: $PVFSTAB_FILE, else PVFS_DEFAULT_TAB. */
+const char *pvfs_tab_path(void);
 /* Parse a pvfstab.  Returns the number of entries (>= 0) in a malloc'd
  * array, or -1 with *cause (a malloc'd message naming file and line). */
 int pvfs_tab_parse(const char *text, const char *fname,

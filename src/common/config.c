@@ -235,6 +235,14 @@ acc_parse(const char *text, const char *fname, struct acc *a, char **cause)
 	return a->n;
 }
 
+const char *
+pvfs_tab_path(void)
+{
+	const char *path = getenv("PVFSTAB_FILE");
+
+	return path == NULL || *path == '\0' ? PVFS_DEFAULT_TAB : path;
+}
+
 int
 pvfs_tab_parse(const char *text, const char *fname,
     struct pvfs_tab_entry **out, char **cause)

@@ -20,8 +20,8 @@
 
 #include "common.h"
 
-#define IOD_DEFAULT_DATADIR "/var/lib/pvfs/data"
-#define IOD_DEFAULT_KEYFILE "/etc/pvfs/secret"
+#define IOD_DEFAULT_DATADIR PVFS_DEFAULT_DATADIR
+#define IOD_DEFAULT_KEYFILE PVFS_DEFAULT_KEYFILE
 
 #define IOD_BODY_MAX 512           /* largest iod request body is ~120 bytes */
 #define IOD_LIST_BODY_MAX PVFS_MAX_BODY /* READ_LIST/WRITE_LIST bodies (heap) */

@@ -16,7 +16,6 @@
 
 #include "pvfs-internal.h"
 
-#define CLIENT_TAB_DEFAULT "/etc/pvfstab"
 #define CLIENT_TAB_MAX (1 << 20)
 #define CLIENT_NORM_MAX (2 * PVFS_PATH_MAX + 2)
 
@@ -129,20 +128,12 @@ client_build(const struct pvfs_tab_entry *tab, int n)
 	return 0;
 }
 
-static const char *
-client_tab_path(void)
-{
-	const char *path = getenv("PVFSTAB_FILE");
-
-	return path == NULL || *path == '\0' ? CLIENT_TAB_DEFAULT : path;
-}
-
 /* Read and parse the pvfstab; a failure is remembered so that callers
  * probing non-PVFS paths do not reread the file each time. */
 static int
 client_load_tab(void)
 {
-	const char *path = client_tab_path();
+	const char *path = pvfs_tab_path();
 	struct pvfs_tab_entry *tab = NULL;
 	char *text, *cause = NULL;
 	int n, err;
@@ -191,7 +182,7 @@ client_load(void)
 int
 client_tab_status(const char **path, const char **cause)
 {
-	*path = client_tab_path();
+	*path = pvfs_tab_path();
 	if (client_load() == 0)
 		return 0;
 	*cause = client_load_cause;
@@ -483,10 +474,10 @@ client_fs_reload_mgr(struct client_fs *fs)
 	size_t len;
 	int i, n, changed = 0;
 
-	if ((text = pvfs_read_small_file(client_tab_path(), CLIENT_TAB_MAX,
+	if ((text = pvfs_read_small_file(pvfs_tab_path(), CLIENT_TAB_MAX,
 	    &len)) == NULL)
 		goto out;
-	n = pvfs_tab_parse(text, client_tab_path(), &tab, &cause);
+	n = pvfs_tab_parse(text, pvfs_tab_path(), &tab, &cause);
 	free(text);
 	free(cause);
 	for (i = 0; i < n && !changed; i++)

@@ -22,7 +22,7 @@
 #define PACKAGE_VERSION "unknown"
 #endif
 
-#define MGR_DEFAULT_METADIR "/var/lib/pvfs/meta"
+#define MGR_DEFAULT_METADIR PVFS_DEFAULT_METADIR
 #define MGR_DEFAULT_LISTEN "0.0.0.0:3000"
 #define MGR_JOURNAL_MAX (64ull << 20)
 #define MGR_IODTAB_MAX (1u << 20)
@@ -51,13 +51,13 @@ enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
-	{ "metadir", required_argument, NULL, 'd' },
+	{ "meta-dir", required_argument, NULL, 'd' },
 	{ "listen", required_argument, NULL, 'l' },
 	{ "iodtab", required_argument, NULL, 't' },
-	{ "keyfile", required_argument, NULL, 'k' },
-	{ "pidfile", required_argument, NULL, 'p' },
+	{ "key-file", required_argument, NULL, 'k' },
+	{ "pid-file", required_argument, NULL, 'p' },
 	{ "port-file", required_argument, NULL, OPT_PORT_FILE },
-	{ "logfile", required_argument, NULL, 'L' },
+	{ "log-file", required_argument, NULL, 'L' },
 	{ "log-level", required_argument, NULL, 'v' },
 	{ "root-squash", no_argument, NULL, OPT_ROOT_SQUASH },
 	{ "ssize", required_argument, NULL, OPT_SSIZE },
@@ -74,6 +74,11 @@ static const struct option mgr_longopts[] = {
 	{ "make-key", required_argument, NULL, OPT_MAKE_KEY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	/* The first spellings, deprecated: the iod's are the project's. */
+	{ "metadir", required_argument, NULL, 'd' },
+	{ "keyfile", required_argument, NULL, 'k' },
+	{ "pidfile", required_argument, NULL, 'p' },
+	{ "logfile", required_argument, NULL, 'L' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -95,7 +100,7 @@ static void
 mgr_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: pvfs-mgr [-f] [-d METADIR] [-l HOST:PORT] [-t IODTAB] [-k KEYFILE]\n"
+	    "Usage: pvfs-mgr [-f] [-d METADIR] [-l HOST:PORT] [-t IODTAB] [-k KEYFILE]\n"
 	    "                [-p PIDFILE] [--port-file FILE] [-L LOGFILE] [-v LEVEL]\n"
 	    "                [--root-squash] [--ssize N] [-u SOCKET] [--fsid HEX]\n"
 	    "                [--idle-timeout S] [--max-conns-per-peer N]\n"
@@ -107,18 +112,18 @@ mgr_usage(FILE *f)
 	    "distributions, and issues the capabilities the iods check.\n"
 	    "\n"
 	    "  -f, --foreground     stay in the foreground, log to stderr\n"
-	    "  -d, --metadir DIR    metadata directory (default %s)\n"
+	    "  -d, --meta-dir DIR   metadata directory (default %s)\n"
 	    "  -l, --listen H:P     listen address (default %s; port 0: ephemeral)\n"
 	    "  -t, --iodtab FILE    ordered iod table, one host:port per line\n"
 	    "                       (default METADIR/iodtab)\n"
 	    "      --fsid HEX       id of a new file system (the one its iods\n"
 	    "                       were formatted with); an existing METADIR\n"
 	    "                       must hold it\n"
-	    "  -k, --keyfile FILE   secret shared with the iods (default\n"
+	    "  -k, --key-file FILE  secret shared with the iods (default\n"
 	    "                       METADIR/secret; it must exist)\n"
-	    "  -p, --pidfile FILE   write the daemon's pid here\n"
+	    "  -p, --pid-file FILE  write the daemon's pid here\n"
 	    "      --port-file FILE write the bound port here once ready\n"
-	    "  -L, --logfile FILE   log here (default: stderr with -f, else syslog)\n"
+	    "  -L, --log-file FILE  log here (default: stderr with -f, else syslog)\n"
 	    "  -v, --log-level L    error, warn, info (default) or debug\n"
 	    "      --root-squash    treat a client's uid 0 as nobody (65534)\n"
 	    "      --ssize N        default stripe size (default %d)\n"
@@ -146,6 +151,9 @@ mgr_usage(FILE *f)
 	    "                       existing FILE is an error) and exit\n"
 	    "  -h, --help           show this help\n"
 	    "  -V, --version        show the version\n"
+	    "\n"
+	    "Deprecated spellings, still accepted: --metadir, --keyfile, --pidfile,\n"
+	    "--logfile (for --meta-dir, --key-file, --pid-file, --log-file).\n"
 	    "\n"
 	    "Environment: PVFS_MGR_JOURNAL_MAX=BYTES checkpoints the journal once it\n"
 	    "passes BYTES (default 64 MiB).  PVFS_IDLE_TIMEOUT=S sets the default\n"

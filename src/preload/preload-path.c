@@ -36,14 +36,12 @@ static int pl_cwd_on;
 void
 pl_path_load(void)
 {
-	const char *path = getenv("PVFSTAB_FILE");
+	const char *path = pvfs_tab_path();
 	struct pvfs_tab_entry *tab = NULL;
 	char *text, *cause = NULL;
 	size_t len;
 	int n, i;
 
-	if (path == NULL || *path == '\0')
-		path = "/etc/pvfstab";
 	if ((text = pvfs_read_small_file(path, PL_TAB_MAX, &len)) == NULL)
 		return;
 	n = pvfs_tab_parse(text, path, &tab, &cause);

@@ -23,7 +23,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "pvfs-internal.h"
+#include "libpvfs/pvfs-internal.h"
 
 /* ---- preload.c: start-up, real entry points, the descriptor table ---- */
 

@@ -136,9 +136,8 @@ int bench_meta(const struct bench_meta_opts *o,
     struct bench_meta_stat st[BM_NOPS]);
 const char *bench_meta_name(enum bench_meta_op op);
 
-/* ---- bench-noncontig.c (optional, another job's): the noncontiguous
- * row.  A weak reference: NULL when that file is not linked in. ---- */
+/* ---- bench-noncontig.c: the noncontiguous row ---- */
 int bench_noncontig(const char *dir, size_t total_bytes, size_t region_bytes,
-    FILE *out) __attribute__((weak));
+    FILE *out);
 
 #endif /* PVFS_BENCH_H */

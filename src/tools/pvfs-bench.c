@@ -252,15 +252,13 @@ const struct bench_fs bench_fs_local = {
 static int
 tab_first(char *prefix, size_t plen, char *near, size_t nlen)
 {
-	const char *path = getenv("PVFSTAB_FILE");
+	const char *path = pvfs_tab_path();
 	struct pvfs_tab_entry *tab = NULL;
 	char *text, *cause = NULL, *slash;
 	size_t len;
 	struct stat st;
 	int n;
 
-	if (path == NULL || *path == '\0')
-		path = "/etc/pvfstab";
 	if ((text = pvfs_read_small_file(path, 1 << 20, &len)) == NULL)
 		return -1;
 	n = pvfs_tab_parse(text, path, &tab, &cause);
@@ -300,7 +298,7 @@ where_init(struct where *w, const char *path, const char *local_dir,
 	if (tab_first(prefix, sizeof(prefix), near, sizeof(near)) != 0) {
 		prefix[0] = near[0] = '\0';
 		if (path == NULL) {
-			bench_err("no usable pvfstab ($PVFSTAB_FILE or /etc/pvfstab); "
+			bench_err("no usable pvfstab ($PVFSTAB_FILE or " PVFS_DEFAULT_TAB "); "
 			    "give --path");
 			return -1;
 		}
@@ -691,11 +689,6 @@ static int
 cmd_noncontig(const struct opts *o)
 {
 	struct where w;
-
-	if (bench_noncontig == NULL) {
-		bench_err("noncontig: this pvfs-bench was built without bench-noncontig.c");
-		return 1;
-	}
 	int rc;
 
 	if (where_init(&w, o->path, o->local_dir, "pvfs-bench-nc") != 0)
@@ -765,8 +758,8 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-		printf(PROG " %s\njobs: data meta tcp tcp-sink tcp-send mpiio%s\n",
-		    PACKAGE_VERSION, bench_noncontig != NULL ? " noncontig" : "");
+		printf(PROG " %s\njobs: data meta tcp tcp-sink tcp-send mpiio noncontig\n",
+		    PACKAGE_VERSION);
 		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

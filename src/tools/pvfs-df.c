@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pvfs-internal.h"
+#include "libpvfs/pvfs-internal.h"
 #include "tools.h"
 
 static const char usage[] =

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pvfs-internal.h"
+#include "libpvfs/pvfs-internal.h"
 #include "tools.h"
 
 /* Exit status, as fsck(8): bits or'ed together (0: no orphan). */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pvfs-internal.h"
+#include "libpvfs/pvfs-internal.h"
 #include "tools.h"
 
 static const char usage[] =

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pvfs-internal.h"
+#include "libpvfs/pvfs-internal.h"
 #include "tools.h"
 
 static const char usage[] =

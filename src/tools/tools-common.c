@@ -15,7 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "pvfs-internal.h"
+#include "libpvfs/pvfs-internal.h"
 #include "tools.h"
 
 const char *tool_prog = "pvfs";
@@ -351,14 +351,12 @@ tool_is_root(const char *path)
 int
 tool_tab_prefixes(char ***out)
 {
-	const char *path = getenv("PVFSTAB_FILE");
+	const char *path = pvfs_tab_path();
 	struct pvfs_tab_entry *tab = NULL;
 	char *text, *cause = NULL;
 	size_t len;
 	int i, n;
 
-	if (path == NULL || *path == '\0')
-		path = "/etc/pvfstab";
 	(void)len;
 	if ((text = pvfs_config_read(path, 1 << 20, &cause)) == NULL) {
 		tool_errmsg(NULL, "%s", cause);

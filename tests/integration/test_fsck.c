@@ -28,7 +28,7 @@
 
 #include "pvfs.h"
 #include "common.h"
-#include "pvfs-internal.h"
+#include "libpvfs/pvfs-internal.h"
 #include "cluster.h"
 #include "fsck-run.h"
 

@@ -37,8 +37,8 @@
 #include <cmocka.h>
 
 #include "pvfs.h"
-#include "cluster.h"
-#include "fsck-run.h"
+#include "../integration/cluster.h"
+#include "../integration/fsck-run.h"
 
 #define NIODS 3
 #define MAXF 12                  /* files in the model at most */

@@ -25,8 +25,8 @@
 #include <cmocka.h>
 
 #include "pvfs.h"
-#include "cluster.h"
-#include "procinfo.h"
+#include "../integration/cluster.h"
+#include "../integration/procinfo.h"
 
 #define NIODS 4
 #define NCLIENTS 16

@@ -15,6 +15,22 @@ for t in ls cp rm mkdir rmdir mv stat ping df chmod chown truncate; do
 	check_grep "$p: the hint names the tool" "^Try '$p --help'\.$" sh -c "$p -Q 2>&1; true"
 	check_grep "$p: a local path is refused (exit 1)" "^$p: " sh -c "$p /tmp/x /tmp/y 2>&1 >/dev/null; test \$? -ge 1"
 done
+# The daemons: one spelling of the shared options; the mgr's first
+# spellings still parse (--version exits after the options before it).
+for p in pvfs-mgr pvfs-iod; do
+	check_grep "$p --help" "^Usage: $p " $p --help
+	for o in --key-file --pid-file --log-file --port-file; do
+		check_grep "$p --help: $o" "^ *(-., )?$o " $p --help
+	done
+done
+check_grep "pvfs-mgr --help: --meta-dir" "^ *-d, --meta-dir " pvfs-mgr --help
+check_grep "pvfs-mgr --help: old spellings deprecated" "^Deprecated spellings" pvfs-mgr --help
+check_grep "pvfs-mgr: new spellings parse" "^pvfs-mgr " pvfs-mgr --meta-dir /nonexistent \
+	--key-file /nonexistent --pid-file /nonexistent --log-file /nonexistent --version
+check_grep "pvfs-mgr: deprecated spellings parse" "^pvfs-mgr " pvfs-mgr --metadir /nonexistent \
+	--keyfile /nonexistent --pidfile /nonexistent --logfile /nonexistent --version
+check_grep "pvfs-iod: the same spellings parse" "^pvfs-iod " pvfs-iod --data-dir /nonexistent \
+	--key-file /nonexistent --pid-file /nonexistent --log-file /nonexistent --version
 check_fail "a missing option argument" 2 "pvfs-mkdir: option requires an argument -- 'm'" pvfs-mkdir -m
 check_fail "a missing long option argument" 2 "pvfs-cp: option '--ssize' requires an argument" pvfs-cp a b --ssize
 finish

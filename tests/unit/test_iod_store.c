@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "iod.h"
+#include "iod/iod.h"
 
 #define GEN_A UINT64_C(0x00000000deadbeef)
 #define GEN_B UINT64_C(0xfedcba9876543210)

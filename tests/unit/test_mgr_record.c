@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mgr.h"
+#include "mgr/mgr.h"
 
 #define SALT 0x0123456789abcdefull
 #define NBATCH 12

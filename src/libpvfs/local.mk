@@ -1,0 +1,29 @@
+# src/libpvfs: the client library.  libpvfs-client holds the code; the
+# public libpvfs.la wraps it with the version script, while in-tree programs
+# that need internals (the tools, the preload shim, benchmarks) link the
+# convenience library.
+include_HEADERS += include/pvfs.h
+lib_LTLIBRARIES += libpvfs.la
+noinst_LTLIBRARIES += libpvfs-client.la
+libpvfs_client_la_SOURCES = \
+	src/libpvfs/pvfs-internal.h src/libpvfs/client.c src/libpvfs/conn.c \
+	src/libpvfs/auth.c src/libpvfs/io.c src/libpvfs/file.c \
+	src/libpvfs/handle.c src/libpvfs/meta.c src/libpvfs/dir.c \
+	src/libpvfs/listio.c src/libpvfs/admin.c
+libpvfs_client_la_CFLAGS = $(AM_CFLAGS) -fPIC
+libpvfs_client_la_LIBADD = libpvfs-common.la
+libpvfs_la_SOURCES =
+nodist_EXTRA_libpvfs_la_SOURCES = force-c-linker.c
+libpvfs_la_LIBADD = libpvfs-client.la $(PTHREAD_LIBS)
+libpvfs_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 \
+	-Wl,--version-script=$(top_srcdir)/src/libpvfs/libpvfs.map
+EXTRA_libpvfs_la_DEPENDENCIES = src/libpvfs/libpvfs.map
+EXTRA_DIST += src/libpvfs/libpvfs.map src/libpvfs/localize-static.sh
+
+# The static archive gets the same public surface as the shared library.
+all-local: libpvfs-static.stamp
+libpvfs-static.stamp: libpvfs.la $(top_srcdir)/src/libpvfs/localize-static.sh
+	$(AM_V_GEN)if test -f .libs/libpvfs.a; then \
+		AR='$(AR)' LD='$(LD)' $(SHELL) $(top_srcdir)/src/libpvfs/localize-static.sh \
+		.libs/libpvfs.a $(top_srcdir)/src/libpvfs/libpvfs.map; fi && touch $@
+CLEANFILES += libpvfs-static.stamp

@@ -162,7 +162,8 @@ mgr_usage(FILE *f)
 	    PVFS_IDLE_TIMEOUT_DEFAULT, PVFS_PEER_LIMIT_SHARE);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
+static void
+__attribute__((noreturn, format(printf, 1, 2)))
 mgr_bad_usage(const char *fmt, ...)
 {
 	va_list ap;
@@ -176,7 +177,8 @@ mgr_bad_usage(const char *fmt, ...)
 }
 
 /* --make-key: the one way a key comes to exist (doc/administration.md). */
-static void __attribute__((noreturn))
+static void
+__attribute__((noreturn))
 mgr_make_key(const char *path)
 {
 	char *cause = NULL;
@@ -299,7 +301,8 @@ mgr_setup_dir(void)
  * the mgr, and says how to make one. */
 /* Stop on a helper's cause, freed first so that a leak checker sees a
  * clean exit. */
-static void __attribute__((noreturn))
+static void
+__attribute__((noreturn))
 mgr_fatal_cause(char *cause, char *path)
 {
 	char msg[2048];

@@ -28,14 +28,16 @@ static int rank, nprocs;
 static long long size, req;
 static char *buf;
 
-static void die(const char *what)
+static void
+die(const char *what)
 {
 	fprintf(stderr, "bench-mpiio: rank %d: %s failed\n", rank, what);
 	MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 /* One phase through libpvfs directly. */
-static void native_phase(int fd, int write)
+static void
+native_phase(int fd, int write)
 {
 	long long off = rank * size;
 
@@ -49,7 +51,8 @@ static void native_phase(int fd, int write)
 }
 
 /* One phase through MPI-IO, independent or collective requests. */
-static void mpiio_phase(MPI_File fh, int write, int coll)
+static void
+mpiio_phase(MPI_File fh, int write, int coll)
 {
 	MPI_Offset off = rank * size;
 	int err;
@@ -73,7 +76,8 @@ static void mpiio_phase(MPI_File fh, int write, int coll)
  * Opening and closing stay outside it, as in the paper's test: they are
  * collective for MPI-IO, which costs much more than the I/O itself on a
  * small, oversubscribed machine, and say nothing about bandwidth. */
-static double timed(const char *native, const char *mpi, int kind, int write)
+static double
+timed(const char *native, const char *mpi, int kind, int write)
 {
 	int fd = -1, amode = write ? MPI_MODE_CREATE | MPI_MODE_RDWR : MPI_MODE_RDONLY;
 	MPI_File fh;
@@ -105,14 +109,16 @@ static double timed(const char *native, const char *mpi, int kind, int write)
 	return (double)size * nprocs / (t1 - t0) / 1e6;
 }
 
-static int cmp_double(const void *a, const void *b)
+static int
+cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-static double median(const double v[ROUNDS])
+static double
+median(const double v[ROUNDS])
 {
 	double s[ROUNDS];
 
@@ -121,7 +127,8 @@ static double median(const double v[ROUNDS])
 	return s[ROUNDS / 2];
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	double mbs[2][NKINDS][ROUNDS];
 	const char *native;

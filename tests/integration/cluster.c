@@ -41,7 +41,8 @@ static void cluster_emergency_stop(void);
 
 /* Run "pvfs-local CMD DIR ARGS..." with output appended to DIR/pvfs-local.log;
  * returns its exit status (or -1). */
-static int cluster_run_tool(struct cluster *c, char *const args[])
+static int
+cluster_run_tool(struct cluster *c, char *const args[])
 {
 	char *argv[16], log[PATH_MAX + 32];
 	int n = 0, status, fd;
@@ -73,7 +74,8 @@ static int cluster_run_tool(struct cluster *c, char *const args[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static void cluster_tail(const char *path, int lines)
+static void
+cluster_tail(const char *path, int lines)
 {
 	char cmd[PATH_MAX + 64];
 	struct stat st;
@@ -87,7 +89,8 @@ static void cluster_tail(const char *path, int lines)
 		fprintf(stderr, "(tail failed)\n");
 }
 
-void cluster_show_logs(struct cluster *c)
+void
+cluster_show_logs(struct cluster *c)
 {
 	char path[PATH_MAX + 64];
 
@@ -107,20 +110,23 @@ void cluster_show_logs(struct cluster *c)
 	}
 }
 
-static void cluster_on_signal(int sig)
+static void
+cluster_on_signal(int sig)
 {
 	cluster_emergency_stop();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void cluster_atexit(void)
+static void
+cluster_atexit(void)
 {
 	cluster_emergency_stop();
 }
 
 /* Stop every cluster this process started that still runs. */
-static void cluster_emergency_stop(void)
+static void
+cluster_emergency_stop(void)
 {
 	for (int i = 0; i < MAX_CLUSTERS; i++) {
 		struct cluster *c = clusters[i];
@@ -134,7 +140,8 @@ static void cluster_emergency_stop(void)
 	}
 }
 
-static void cluster_register(struct cluster *c)
+static void
+cluster_register(struct cluster *c)
 {
 	static int hooked;
 
@@ -156,7 +163,8 @@ static void cluster_register(struct cluster *c)
 	}
 }
 
-static int cluster_find_tool(struct cluster *c)
+static int
+cluster_find_tool(struct cluster *c)
 {
 	const char *b = getenv("PVFS_BUILDDIR");
 	char cwd[PATH_MAX];
@@ -177,7 +185,8 @@ static int cluster_find_tool(struct cluster *c)
 	return 0;
 }
 
-static int cluster_launch(struct cluster *c, const char *what)
+static int
+cluster_launch(struct cluster *c, const char *what)
 {
 	char n[16];
 	char *args[16] = { "start", "--iods", n, "--timeout", "5" };
@@ -199,7 +208,8 @@ static int cluster_launch(struct cluster *c, const char *what)
 	return 0;
 }
 
-int cluster_start(struct cluster *c, int niods)
+int
+cluster_start(struct cluster *c, int niods)
 {
 	const char *tmp = getenv("TMPDIR");
 
@@ -226,7 +236,8 @@ int cluster_start(struct cluster *c, int niods)
 	return cluster_launch(c, "start");
 }
 
-int cluster_stop(struct cluster *c)
+int
+cluster_stop(struct cluster *c)
 {
 	int rc;
 
@@ -242,19 +253,22 @@ int cluster_stop(struct cluster *c)
 	return 0;
 }
 
-int cluster_restart(struct cluster *c)
+int
+cluster_restart(struct cluster *c)
 {
 	if (cluster_stop(c) < 0)
 		return -1;
 	return cluster_launch(c, "restart");
 }
 
-int cluster_start_again(struct cluster *c)
+int
+cluster_start_again(struct cluster *c)
 {
 	return cluster_launch(c, "start again");
 }
 
-static pid_t cluster_pid(struct cluster *c, const char *daemon)
+static pid_t
+cluster_pid(struct cluster *c, const char *daemon)
 {
 	char path[PATH_MAX + 64];
 	FILE *f;
@@ -271,7 +285,8 @@ static pid_t cluster_pid(struct cluster *c, const char *daemon)
 }
 
 /* 1 while pid exists and is not a zombie. */
-static int cluster_proc_alive(pid_t pid)
+static int
+cluster_proc_alive(pid_t pid)
 {
 	char path[64], buf[512], *p;
 	FILE *f;
@@ -288,7 +303,8 @@ static int cluster_proc_alive(pid_t pid)
 	return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
-int cluster_kill(struct cluster *c, const char *daemon, int sig)
+int
+cluster_kill(struct cluster *c, const char *daemon, int sig)
 {
 	char signum[16];
 	pid_t pid = cluster_pid(c, daemon);
@@ -312,7 +328,8 @@ int cluster_kill(struct cluster *c, const char *daemon, int sig)
 	return -1;
 }
 
-int cluster_port(struct cluster *c, const char *daemon)
+int
+cluster_port(struct cluster *c, const char *daemon)
 {
 	char path[PATH_MAX + 64];
 	FILE *f;
@@ -328,7 +345,8 @@ int cluster_port(struct cluster *c, const char *daemon)
 	return port;
 }
 
-char *cluster_path(struct cluster *c, const char *rel, char *buf)
+char *
+cluster_path(struct cluster *c, const char *rel, char *buf)
 {
 	(void)c;
 	while (*rel == '/')
@@ -337,7 +355,8 @@ char *cluster_path(struct cluster *c, const char *rel, char *buf)
 	return buf;
 }
 
-char *cluster_stripe_name(struct cluster *c, int k, uint64_t ino,
+char *
+cluster_stripe_name(struct cluster *c, int k, uint64_t ino,
     uint64_t gen, char *buf)
 {
 	int n = snprintf(buf, PATH_MAX, "%s/iod%d/%02x/%" PRIu64, c->dir, k,
@@ -350,7 +369,8 @@ char *cluster_stripe_name(struct cluster *c, int k, uint64_t ino,
 
 /* A stripe file of ino, whatever its gen, in the subdirectory XX of iod k
  * (in upper case if upper), into buf.  1 if found, else 0. */
-static int cluster_stripe_find(struct cluster *c, int k, int upper,
+static int
+cluster_stripe_find(struct cluster *c, int k, int upper,
     uint64_t ino, char *buf)
 {
 	char dir[PATH_MAX - 64], name[32], ent[64];
@@ -377,14 +397,16 @@ static int cluster_stripe_find(struct cluster *c, int k, int upper,
 	return found;
 }
 
-char *cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf)
+char *
+cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf)
 {
 	if (!cluster_stripe_find(c, k, 0, ino, buf))
 		cluster_stripe_name(c, k, ino, 0, buf);
 	return buf;
 }
 
-int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino)
+int
+cluster_stripe_exists(struct cluster *c, int k, uint64_t ino)
 {
 	char path[PATH_MAX];
 
@@ -392,7 +414,8 @@ int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino)
 	    cluster_stripe_find(c, k, 1, ino, path);
 }
 
-static int cluster_rm_rf(const char *dir)
+static int
+cluster_rm_rf(const char *dir)
 {
 	pid_t pid = fork();
 	int status;
@@ -408,7 +431,8 @@ static int cluster_rm_rf(const char *dir)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-int cluster_finish(struct cluster *c, int rc)
+int
+cluster_finish(struct cluster *c, int rc)
 {
 	if (c->running)
 		cluster_stop(c);
@@ -427,7 +451,8 @@ int cluster_finish(struct cluster *c, int rc)
 	return rc;
 }
 
-long cluster_check_ok(long r, const char *expr, const char *file, int line)
+long
+cluster_check_ok(long r, const char *expr, const char *file, int line)
 {
 	if (r < 0) {
 		print_error("%s: returned %ld: %s\n", expr, r, strerror(errno));
@@ -438,7 +463,8 @@ long cluster_check_ok(long r, const char *expr, const char *file, int line)
 
 /* ---- PRNG ---- */
 
-void rng_init(struct rng *r, const char *what)
+void
+rng_init(struct rng *r, const char *what)
 {
 	const char *env = getenv("PVFS_TEST_SEED");
 	struct timespec ts;
@@ -459,7 +485,8 @@ void rng_init(struct rng *r, const char *what)
 	}
 }
 
-uint64_t rng_next(struct rng *r)
+uint64_t
+rng_next(struct rng *r)
 {
 	uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
 
@@ -468,7 +495,8 @@ uint64_t rng_next(struct rng *r)
 	return z ^ (z >> 31);
 }
 
-uint64_t rng_range(struct rng *r, uint64_t lo, uint64_t hi)
+uint64_t
+rng_range(struct rng *r, uint64_t lo, uint64_t hi)
 {
 	if (hi <= lo)
 		return lo;
@@ -477,7 +505,8 @@ uint64_t rng_range(struct rng *r, uint64_t lo, uint64_t hi)
 	return lo + rng_next(r) % (hi - lo + 1);
 }
 
-void rng_fill(struct rng *r, void *buf, size_t n)
+void
+rng_fill(struct rng *r, void *buf, size_t n)
 {
 	unsigned char *p = buf;
 	uint64_t v;
@@ -494,18 +523,21 @@ void rng_fill(struct rng *r, void *buf, size_t n)
 
 /* ---- shadow ---- */
 
-void shadow_init(struct shadow *s)
+void
+shadow_init(struct shadow *s)
 {
 	memset(s, 0, sizeof(*s));
 }
 
-void shadow_free(struct shadow *s)
+void
+shadow_free(struct shadow *s)
 {
 	free(s->data);
 	memset(s, 0, sizeof(*s));
 }
 
-static void shadow_grow(struct shadow *s, size_t len)
+static void
+shadow_grow(struct shadow *s, size_t len)
 {
 	size_t cap = s->cap ? s->cap : 65536;
 
@@ -522,7 +554,8 @@ static void shadow_grow(struct shadow *s, size_t len)
 	s->cap = cap;
 }
 
-void shadow_write(struct shadow *s, uint64_t off, const void *buf, size_t n)
+void
+shadow_write(struct shadow *s, uint64_t off, const void *buf, size_t n)
 {
 	if (n == 0)
 		return;
@@ -532,7 +565,8 @@ void shadow_write(struct shadow *s, uint64_t off, const void *buf, size_t n)
 		s->size = off + n;
 }
 
-void shadow_truncate(struct shadow *s, uint64_t len)
+void
+shadow_truncate(struct shadow *s, uint64_t len)
 {
 	if (len > s->size) {
 		shadow_grow(s, len);
@@ -543,14 +577,16 @@ void shadow_truncate(struct shadow *s, uint64_t len)
 	s->size = len;
 }
 
-size_t shadow_expect_len(const struct shadow *s, uint64_t off, size_t n)
+size_t
+shadow_expect_len(const struct shadow *s, uint64_t off, size_t n)
 {
 	if (off >= s->size)
 		return 0;
 	return s->size - off < n ? s->size - off : n;
 }
 
-int shadow_check_fd(const struct shadow *s, int fd, char *why, size_t whylen)
+int
+shadow_check_fd(const struct shadow *s, int fd, char *why, size_t whylen)
 {
 	const size_t chunk = 4u << 20;
 	unsigned char *buf;
@@ -600,7 +636,8 @@ int shadow_check_fd(const struct shadow *s, int fd, char *why, size_t whylen)
 
 /* ---- patterns ---- */
 
-static unsigned char pattern_byte(uint64_t off, uint64_t seed)
+static unsigned char
+pattern_byte(uint64_t off, uint64_t seed)
 {
 	uint64_t z = (off >> 3) * 0x9e3779b97f4a7c15ull + seed;
 
@@ -609,7 +646,8 @@ static unsigned char pattern_byte(uint64_t off, uint64_t seed)
 	return (unsigned char)(z >> (8 * (off & 7)));
 }
 
-void pattern_fill(void *buf, size_t n, uint64_t off, uint64_t seed)
+void
+pattern_fill(void *buf, size_t n, uint64_t off, uint64_t seed)
 {
 	unsigned char *p = buf;
 
@@ -617,7 +655,8 @@ void pattern_fill(void *buf, size_t n, uint64_t off, uint64_t seed)
 		p[i] = pattern_byte(off + i, seed);
 }
 
-ssize_t pattern_check(const void *buf, size_t n, uint64_t off, uint64_t seed)
+ssize_t
+pattern_check(const void *buf, size_t n, uint64_t off, uint64_t seed)
 {
 	const unsigned char *p = buf;
 
@@ -627,7 +666,8 @@ ssize_t pattern_check(const void *buf, size_t n, uint64_t off, uint64_t seed)
 	return -1;
 }
 
-ssize_t first_nonzero(const void *buf, size_t n)
+ssize_t
+first_nonzero(const void *buf, size_t n)
 {
 	const unsigned char *p = buf;
 
@@ -637,7 +677,8 @@ ssize_t first_nonzero(const void *buf, size_t n)
 	return -1;
 }
 
-double mono_now(void)
+double
+mono_now(void)
 {
 	struct timespec ts;
 

@@ -11,7 +11,8 @@
 #include "fsck-run.h"
 
 /* Child: become uid if asked, send output to fd, exec pvfs-fsck. */
-static void fsck_child(struct cluster *c, const char *opt, uid_t uid, int fd)
+static void
+fsck_child(struct cluster *c, const char *opt, uid_t uid, int fd)
 {
 	char prog[PATH_MAX + 16], *slash;
 	char *argv[4], url[64] = "/pvfs";
@@ -40,7 +41,8 @@ static void fsck_child(struct cluster *c, const char *opt, uid_t uid, int fd)
 	_exit(127);
 }
 
-int fsck_run(struct cluster *c, const char *opt, uid_t uid, char *out,
+int
+fsck_run(struct cluster *c, const char *opt, uid_t uid, char *out,
     size_t outlen)
 {
 	char scratch[4096];
@@ -73,7 +75,8 @@ int fsck_run(struct cluster *c, const char *opt, uid_t uid, char *out,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-int fsck_count_lines(const char *out, const char *prefix)
+int
+fsck_count_lines(const char *out, const char *prefix)
 {
 	size_t len = strlen(prefix);
 	const char *p = out;

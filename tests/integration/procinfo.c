@@ -8,7 +8,8 @@
 
 #include "procinfo.h"
 
-pid_t proc_daemon_pid(struct cluster *c, const char *daemon)
+pid_t
+proc_daemon_pid(struct cluster *c, const char *daemon)
 {
 	char path[PATH_MAX + 64];
 	long pid = -1;
@@ -23,7 +24,8 @@ pid_t proc_daemon_pid(struct cluster *c, const char *daemon)
 	return (pid_t)pid;
 }
 
-int proc_fd_count(pid_t pid)
+int
+proc_fd_count(pid_t pid)
 {
 	char path[64];
 	struct dirent *e;
@@ -40,7 +42,8 @@ int proc_fd_count(pid_t pid)
 	return n;
 }
 
-int proc_fd_nth_free(pid_t pid, int n)
+int
+proc_fd_nth_free(pid_t pid, int n)
 {
 	char path[64];
 	int fd;
@@ -53,7 +56,8 @@ int proc_fd_nth_free(pid_t pid, int n)
 	return -1;
 }
 
-long proc_rss_kb(pid_t pid)
+long
+proc_rss_kb(pid_t pid)
 {
 	char path[64], line[256];
 	long kb = -1;
@@ -69,7 +73,8 @@ long proc_rss_kb(pid_t pid)
 	return kb;
 }
 
-double proc_cpu_secs(pid_t pid)
+double
+proc_cpu_secs(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long ut, st;

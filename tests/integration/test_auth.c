@@ -41,7 +41,8 @@ static int munged_started;
 
 /* ---- set-up: the pvfstab with three ways to one mgr ---- */
 
-static int write_tab(void)
+static int
+write_tab(void)
 {
 	FILE *f = fopen(tab, "w");
 	int port = cluster_port(&c, "mgr");
@@ -58,13 +59,15 @@ static int write_tab(void)
 
 /* Restart the daemons with these pvfs-local options; the library finds
  * the mgr again through the rewritten pvfstab if its port changed. */
-static int restart_with(const char *const *args)
+static int
+restart_with(const char *const *args)
 {
 	c.start_args = args;
 	return cluster_restart(&c) == 0 && write_tab() == 0 ? 0 : -1;
 }
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	if (cluster_start(&c, NIODS) < 0)
 		return -1;
@@ -82,7 +85,8 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static void munged_stop(void)
+static void
+munged_stop(void)
 {
 	char path[PATH_MAX + 32], *pid;
 
@@ -95,7 +99,8 @@ static void munged_stop(void)
 	munged_started = 0;
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	munged_stop();
 	return cluster_stop(&c);
@@ -103,7 +108,8 @@ static int group_teardown(void **state)
 
 /* ---- children that are someone else ---- */
 
-static int become(uid_t uid)
+static int
+become(uid_t uid)
 {
 	gid_t g = uid;
 
@@ -111,7 +117,8 @@ static int become(uid_t uid)
 }
 
 /* Run fn as uid in a child; its result (0..255) or -1. */
-static int as_user(uid_t uid, int (*fn)(const char *), const char *arg)
+static int
+as_user(uid_t uid, int (*fn)(const char *), const char *arg)
 {
 	int status;
 	pid_t pid = fork();
@@ -124,7 +131,8 @@ static int as_user(uid_t uid, int (*fn)(const char *), const char *arg)
 }
 
 /* Create path: 0, or the errno. */
-static int create(const char *path)
+static int
+create(const char *path)
 {
 	int fd = pvfs_open(path, O_CREAT | O_WRONLY | O_EXCL, 0644);
 
@@ -133,7 +141,8 @@ static int create(const char *path)
 	return pvfs_close(fd) == 0 ? 0 : errno;
 }
 
-static uint32_t owner(const char *path)
+static uint32_t
+owner(const char *path)
 {
 	struct stat st;
 
@@ -143,7 +152,8 @@ static uint32_t owner(const char *path)
 
 /* One request on fd without cmocka (it runs in children too): the reply
  * status, or -1 if the exchange broke.  The reply body goes to rep. */
-static int raw_call(int fd, uint16_t op, const void *req, void *rep)
+static int
+raw_call(int fd, uint16_t op, const void *req, void *rep)
 {
 	struct pvfs_buf b;
 	struct pvfs_hdr h;
@@ -165,7 +175,8 @@ static int raw_call(int fd, uint16_t op, const void *req, void *rep)
 }
 
 /* MGR_MKDIR of path claiming uid (and gid = uid): the reply status. */
-static int raw_mkdir(int fd, uint32_t uid, const char *path)
+static int
+raw_mkdir(int fd, uint32_t uid, const char *path)
 {
 	struct pvfs_mgr_mode_req q;
 	struct pvfs_mgr_attrcap_rep rep;
@@ -177,7 +188,8 @@ static int raw_mkdir(int fd, uint32_t uid, const char *path)
 	return raw_call(fd, PVFS_MGR_MKDIR, &q, &rep);
 }
 
-static int mgr_unix_fd(void)
+static int
+mgr_unix_fd(void)
 {
 	char path[PATH_MAX + 32];
 
@@ -187,7 +199,8 @@ static int mgr_unix_fd(void)
 
 /* ---- (1) the Unix socket: the kernel says who ---- */
 
-static void test_unix_owner_is_peer(void **state)
+static void
+test_unix_owner_is_peer(void **state)
 {
 	assert_int_equal(as_user(USER, create, "/unix/open/by-user"), 0);
 	assert_int_equal(owner("/unix/open/by-user"), USER);
@@ -198,7 +211,8 @@ static void test_unix_owner_is_peer(void **state)
 
 /* A user's raw requests claiming root are refused (EPERM) on its Unix
  * connection; claiming itself they meet the usual permission checks. */
-static int claim_root(const char *unused)
+static int
+claim_root(const char *unused)
 {
 	int fd = mgr_unix_fd(), a, b;
 
@@ -210,7 +224,8 @@ static int claim_root(const char *unused)
 	return a == EPERM && b == EACCES ? 0 : 251;
 }
 
-static void test_unix_claim_is_checked(void **state)
+static void
+test_unix_claim_is_checked(void **state)
 {
 	struct stat st;
 	int fd;
@@ -225,7 +240,8 @@ static void test_unix_claim_is_checked(void **state)
 }
 
 /* The library drops a pooled connection made under another identity. */
-static int seteuid_then_create(const char *path)
+static int
+seteuid_then_create(const char *path)
 {
 	struct stat st;
 	gid_t g = USER;
@@ -237,7 +253,8 @@ static int seteuid_then_create(const char *path)
 	return create(path);
 }
 
-static void test_unix_reconnects_after_seteuid(void **state)
+static void
+test_unix_reconnects_after_seteuid(void **state)
 {
 	int status;
 	pid_t pid = fork();
@@ -252,7 +269,8 @@ static void test_unix_reconnects_after_seteuid(void **state)
 
 /* ---- (2) TCP without authentication: --anonymous ---- */
 
-static void test_tcp_default_is_nobody(void **state)
+static void
+test_tcp_default_is_nobody(void **state)
 {
 	struct stat st;
 
@@ -264,7 +282,8 @@ static void test_tcp_default_is_nobody(void **state)
 	assert_int_equal(owner("/unix/open/anon-user"), NOBODY);
 }
 
-static void test_tcp_refuse(void **state)
+static void
+test_tcp_refuse(void **state)
 {
 	static const char *const args[] = { "--anonymous", "refuse", NULL };
 	struct stat st;
@@ -276,7 +295,8 @@ static void test_tcp_refuse(void **state)
 	assert_errno(pvfs_stat("/unix/open/refused", &st), ENOENT);
 }
 
-static void test_tcp_trust(void **state)
+static void
+test_tcp_trust(void **state)
 {
 	static const char *const args[] = { "--anonymous", "trust", NULL };
 
@@ -289,7 +309,8 @@ static void test_tcp_trust(void **state)
 
 /* ---- (3) TCP with MUNGE ---- */
 
-static int munged_start(void)
+static int
+munged_start(void)
 {
 	char cmd[8 * 1200];
 
@@ -308,7 +329,8 @@ static int munged_start(void)
 }
 
 /* A credential from the munge tool: the test speaks AUTH by hand. */
-static void munge_cred(char *out, size_t len)
+static void
+munge_cred(char *out, size_t len)
 {
 	char cmd[1200];
 	FILE *p;
@@ -320,7 +342,8 @@ static void munge_cred(char *out, size_t len)
 	out[strcspn(out, "\n")] = '\0';
 }
 
-static int raw_auth(int fd, const char *cred, struct pvfs_mgr_auth_rep *rep)
+static int
+raw_auth(int fd, const char *cred, struct pvfs_mgr_auth_rep *rep)
 {
 	static struct pvfs_mgr_auth_req q;
 
@@ -330,7 +353,8 @@ static int raw_auth(int fd, const char *cred, struct pvfs_mgr_auth_rep *rep)
 	return raw_call(fd, PVFS_MGR_AUTH, &q, rep);
 }
 
-static void test_munge(void **state)
+static void
+test_munge(void **state)
 {
 	static const char *args[] = { "--munge", NULL, NULL };
 	static char sock[1200], cred[PVFS_AUTH_MAX + 2];
@@ -373,7 +397,8 @@ static void test_munge(void **state)
 	munged_stop();
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unix_owner_is_peer),

@@ -30,13 +30,15 @@
 static struct cluster c;
 static struct rng rng;
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "test_concurrent");
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
@@ -51,7 +53,8 @@ struct layout {
 
 /* Child: open (creating) the file, wait at the barrier, write own blocks in
  * a shuffled order.  Returns 0, or 1 with a message on out. */
-static int writer_child(const struct layout *l, int w, int barrier, FILE *out)
+static int
+writer_child(const struct layout *l, int w, int barrier, FILE *out)
 {
 	struct pvfs_filestat fs = {l->base, l->pcount, l->ssize, 0, 0};
 	unsigned char *buf = malloc(l->block);
@@ -95,7 +98,8 @@ static int writer_child(const struct layout *l, int w, int barrier, FILE *out)
 }
 
 /* Read the whole file and check each block holds its writer's pattern. */
-static void verify_blocks(const struct layout *l)
+static void
+verify_blocks(const struct layout *l)
 {
 	size_t total = l->block * (size_t)l->nblocks;
 	unsigned char *buf = malloc(total + 1);
@@ -124,7 +128,8 @@ static void verify_blocks(const struct layout *l)
 	free(buf);
 }
 
-static void run_writers(const struct layout *l)
+static void
+run_writers(const struct layout *l)
 {
 	int barrier[2], report[2], status, failed = 0;
 	pid_t pids[NWRITERS];
@@ -168,7 +173,8 @@ static void run_writers(const struct layout *l)
 }
 
 /* Runs first: the parent has not used libpvfs before these forks. */
-static void test_forked_writers_disjoint_blocks(void **state)
+static void
+test_forked_writers_disjoint_blocks(void **state)
 {
 	struct layout big = {"/pvfs/shared_big", 1, 4, 65536, 100000, 96,
 	    rng_next(&rng)};
@@ -181,7 +187,8 @@ static void test_forked_writers_disjoint_blocks(void **state)
 
 /* A child forked after the parent used the library works with the library
  * while the parent keeps using it too. */
-static void test_fork_after_use(void **state)
+static void
+test_fork_after_use(void **state)
 {
 	const size_t sz = 300000;
 	unsigned char *buf = malloc(sz), *rbuf = malloc(sz);
@@ -245,7 +252,8 @@ struct thread_arg {
 	char err[256];
 };
 
-static void *io_thread(void *p)
+static void *
+io_thread(void *p)
 {
 	struct thread_arg *a = p;
 	unsigned char *buf = malloc(a->len), *rbuf = malloc(a->len);
@@ -278,7 +286,8 @@ static void *io_thread(void *p)
 	return NULL;
 }
 
-static void test_threads_concurrent_io(void **state)
+static void
+test_threads_concurrent_io(void **state)
 {
 	struct thread_arg args[4] = {
 		/* Two threads, two files. */
@@ -321,7 +330,8 @@ struct blocked_read {
 	ssize_t n;
 };
 
-static void *blocked_reader(void *p)
+static void *
+blocked_reader(void *p)
 {
 	struct blocked_read *b = p;
 	char buf[4096];
@@ -333,7 +343,8 @@ static void *blocked_reader(void *p)
 /* A read waiting on stopped iods holds its open file's offset lock; a
  * child forked meanwhile must still be able to use that descriptor
  * (regression: the child inherited the locked mutex and hung). */
-static void test_fork_while_reading(void **state)
+static void
+test_fork_while_reading(void **state)
 {
 	struct blocked_read b = {-1, -1};
 	char name[8];
@@ -368,7 +379,8 @@ static void test_fork_while_reading(void **state)
 	check_ok(pvfs_close(b.fd));
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forked_writers_disjoint_blocks),

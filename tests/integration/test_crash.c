@@ -31,7 +31,8 @@
 static struct cluster c;
 static struct rng rng;
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "test_crash");
 	if (cluster_start(&c, NIODS) < 0)
@@ -39,7 +40,8 @@ static int group_setup(void **state)
 	return pvfs_mkdir("/pvfs/crash", 0755) < 0 ? -1 : 0;
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
@@ -51,14 +53,16 @@ struct cycle {
 	int child_errno;
 };
 
-static void name_of(char *buf, size_t len, int cycle, int i)
+static void
+name_of(char *buf, size_t len, int cycle, int i)
 {
 	snprintf(buf, len, "/pvfs/crash/c%d_%d", cycle, i);
 }
 
 /* Child: create c<cycle>_0, _1, ... and report each acknowledged index on
  * fd; on the first failure report -1 and the errno. */
-static void creator_child(int cycle, int fd)
+static void
+creator_child(int cycle, int fd)
 {
 	char path[64];
 	int rec[2];
@@ -81,7 +85,8 @@ static void creator_child(int cycle, int fd)
 	_exit(2);
 }
 
-static void drain(int fd, struct cycle *cy, int *pending_err)
+static void
+drain(int fd, struct cycle *cy, int *pending_err)
 {
 	static int buf[4096];
 	static size_t have;
@@ -112,7 +117,8 @@ static void drain(int fd, struct cycle *cy, int *pending_err)
 	}
 }
 
-static void run_cycle(int cycle, struct cycle *cy, int kill_ms)
+static void
+run_cycle(int cycle, struct cycle *cy, int kill_ms)
 {
 	int pfd[2], status = 0, pending_err = 0, killed = 0;
 	double t0, deadline;
@@ -164,7 +170,8 @@ static void run_cycle(int cycle, struct cycle *cy, int kill_ms)
 }
 
 /* After the mgr is back: names, stats, no duplicates; returns max ino. */
-static ino_t check_all(struct cycle *cys, int ncycles)
+static ino_t
+check_all(struct cycle *cys, int ncycles)
 {
 	unsigned char *seen[CYCLES];
 	char path[PATH_MAX];
@@ -222,7 +229,8 @@ static ino_t check_all(struct cycle *cys, int ncycles)
 	return maxino;
 }
 
-static void test_mgr_sigkill_during_creates(void **state)
+static void
+test_mgr_sigkill_during_creates(void **state)
 {
 	struct cycle cys[CYCLES];
 	char path[64];
@@ -253,7 +261,8 @@ static void test_mgr_sigkill_during_creates(void **state)
 		free(cys[k].acked);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mgr_sigkill_during_creates),

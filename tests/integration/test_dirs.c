@@ -29,17 +29,20 @@
 
 static struct cluster c;
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
-static const char *P(const char *rel)
+static const char *
+P(const char *rel)
 {
 	static char bufs[4][PATH_MAX];
 	static int next;
@@ -48,7 +51,8 @@ static const char *P(const char *rel)
 	return cluster_path(&c, rel, bufs[next]);
 }
 
-static void make_file(const char *rel, const char *content)
+static void
+make_file(const char *rel, const char *content)
 {
 	int fd = check_ok(pvfs_open(P(rel), O_CREAT | O_EXCL | O_WRONLY, 0644));
 
@@ -58,7 +62,8 @@ static void make_file(const char *rel, const char *content)
 	check_ok(pvfs_close(fd));
 }
 
-static void check_content(const char *rel, const char *content)
+static void
+check_content(const char *rel, const char *content)
 {
 	char buf[256];
 	int fd = check_ok(pvfs_open(P(rel), O_RDONLY));
@@ -69,7 +74,8 @@ static void check_content(const char *rel, const char *content)
 	check_ok(pvfs_close(fd));
 }
 
-static struct stat stat_of(const char *rel)
+static struct stat
+stat_of(const char *rel)
 {
 	struct stat st;
 
@@ -78,7 +84,8 @@ static struct stat stat_of(const char *rel)
 	return st;
 }
 
-static void test_nested_mkdir(void **state)
+static void
+test_nested_mkdir(void **state)
 {
 	struct stat st;
 
@@ -104,7 +111,8 @@ static void test_nested_mkdir(void **state)
 
 /* Read a whole directory; names not matching prefix%d are only allowed to
  * be "." and "..".  seen[i] counts name i. */
-static int list_dir(PVFS_DIR *d, const char *prefix, int *seen, int n,
+static int
+list_dir(PVFS_DIR *d, const char *prefix, int *seen, int n,
     int stop_after, int *dots)
 {
 	struct dirent *de;
@@ -134,7 +142,8 @@ static int list_dir(PVFS_DIR *d, const char *prefix, int *seen, int n,
 	return count;
 }
 
-static void test_big_directory(void **state)
+static void
+test_big_directory(void **state)
 {
 	int *seen = calloc(BIGDIR_FILES, sizeof(int));
 	char rel[64];
@@ -172,7 +181,8 @@ static void test_big_directory(void **state)
 	free(seen);
 }
 
-static void test_readdir_stable_while_adding(void **state)
+static void
+test_readdir_stable_while_adding(void **state)
 {
 	const int old = 3000, added = 600;
 	int *seen = calloc(old + added, sizeof(int));
@@ -212,7 +222,8 @@ static void test_readdir_stable_while_adding(void **state)
 	free(seen);
 }
 
-static void test_rename_files(void **state)
+static void
+test_rename_files(void **state)
 {
 	struct stat st, st2;
 
@@ -237,7 +248,8 @@ static void test_rename_files(void **state)
 	check_content("rn/d2/c", "alpha");
 }
 
-static void test_rename_replaces_file(void **state)
+static void
+test_rename_replaces_file(void **state)
 {
 	char big[65536];
 	struct stat src, victim;
@@ -273,7 +285,8 @@ static void test_rename_replaces_file(void **state)
 			    " replaced by rename", k, (uint64_t)victim.st_ino);
 }
 
-static void test_rename_directories(void **state)
+static void
+test_rename_directories(void **state)
 {
 	struct stat st;
 
@@ -310,7 +323,8 @@ static void test_rename_directories(void **state)
 	}
 }
 
-static void test_rmdir(void **state)
+static void
+test_rmdir(void **state)
 {
 	struct stat st;
 
@@ -328,7 +342,8 @@ static void test_rmdir(void **state)
 	assert_errno(pvfs_stat(P("rm"), &st), ENOENT);
 }
 
-static void test_dir_stat_nlink(void **state)
+static void
+test_dir_stat_nlink(void **state)
 {
 	struct stat st, root;
 	time_t t0 = time(NULL);
@@ -352,7 +367,8 @@ static void test_dir_stat_nlink(void **state)
 	assert_int_not_equal(stat_of("nl").st_ino, stat_of("nl/b").st_ino);
 }
 
-static void test_chmod_chown_utimes_access(void **state)
+static void
+test_chmod_chown_utimes_access(void **state)
 {
 	struct timeval tv[2] = {{1000000000, 0}, {1100000000, 0}};
 	struct stat st;
@@ -401,7 +417,8 @@ static void test_chmod_chown_utimes_access(void **state)
 }
 
 /* mtime set by utimes sticks even on a file that has data on the iods. */
-static void test_utimes_on_file_with_data(void **state)
+static void
+test_utimes_on_file_with_data(void **state)
 {
 	struct timeval tv[2] = {{1000000000, 0}, {1100000000, 0}};
 	char buf[100000];
@@ -417,7 +434,8 @@ static void test_utimes_on_file_with_data(void **state)
 	assert_int_equal(stat_of("utdata").st_size, sizeof(buf));
 }
 
-static void test_statfs_sane(void **state)
+static void
+test_statfs_sane(void **state)
 {
 	struct statfs sf, local;
 	double total, ltotal;
@@ -447,7 +465,8 @@ static void test_statfs_sane(void **state)
 	}
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nested_mkdir),

@@ -39,7 +39,8 @@ static uint64_t seed;
 static char mnt[PATH_MAX];
 static unsigned char *buf, *back;
 
-static int mount_small_fs(void)
+static int
+mount_small_fs(void)
 {
 	snprintf(mnt, sizeof(mnt), "%s/iod1", c.dir);
 	if (mount("pvfs-enospc", mnt, "tmpfs", 0, "size=4m,mode=0700") != 0) {
@@ -51,7 +52,8 @@ static int mount_small_fs(void)
 }
 
 /* Start, stop, put the small file system under iod1, start again. */
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	seed = rng_next(&rng);
 	if ((buf = malloc(MIB)) == NULL || (back = malloc(MIB)) == NULL)
@@ -62,7 +64,8 @@ static int group_setup(void **state)
 	return cluster_start_again(&c);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	int rc = cluster_stop(&c);
 
@@ -74,7 +77,8 @@ static int group_teardown(void **state)
 }
 
 /* A file striped over both iods (pcount 2), or over iod0 only. */
-static int create(const char *path, int pcount)
+static int
+create(const char *path, int pcount)
 {
 	struct pvfs_filestat fs = { 0, pcount, SSIZE, 0, 0 };
 
@@ -82,14 +86,16 @@ static int create(const char *path, int pcount)
 	    &fs));
 }
 
-static void write_pattern(int fd, uint64_t off, uint64_t pseed)
+static void
+write_pattern(int fd, uint64_t off, uint64_t pseed)
 {
 	pattern_fill(buf, MIB, off, pseed);
 	assert_int_equal(check_ok(pvfs_pwrite(fd, buf, MIB, (off_t)off)),
 	    MIB);
 }
 
-static void check_pattern(int fd, uint64_t off, uint64_t len, uint64_t pseed)
+static void
+check_pattern(int fd, uint64_t off, uint64_t len, uint64_t pseed)
 {
 	ssize_t bad;
 
@@ -107,7 +113,8 @@ static void check_pattern(int fd, uint64_t off, uint64_t len, uint64_t pseed)
 
 /* Write 1 MiB at a time until the iod fails; the offset reached.  The
  * failure must be ENOSPC, and a short count is as honest as -1. */
-static uint64_t fill_until_enospc(int fd, uint64_t pseed)
+static uint64_t
+fill_until_enospc(int fd, uint64_t pseed)
 {
 	uint64_t off = 0;
 	ssize_t n;
@@ -133,7 +140,8 @@ static uint64_t fill_until_enospc(int fd, uint64_t pseed)
 	return 0;
 }
 
-static void test_full_iod(void **state)
+static void
+test_full_iod(void **state)
 {
 	uint64_t seed_b = seed ^ 0x5555, reached;
 	int a, b, solo, fd;
@@ -178,7 +186,8 @@ static void test_full_iod(void **state)
 	check_ok(pvfs_close(a));
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_iod),

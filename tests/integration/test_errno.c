@@ -27,7 +27,8 @@
 
 static struct cluster c;
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	if (cluster_start(&c, NIODS) < 0)
 		return -1;
@@ -45,12 +46,14 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
-static void test_enoent(void **state)
+static void
+test_enoent(void **state)
 {
 	struct stat st;
 
@@ -77,7 +80,8 @@ static void test_enoent(void **state)
 	assert_int_equal(st.st_size, 7);
 }
 
-static void test_eexist(void **state)
+static void
+test_eexist(void **state)
 {
 	assert_errno(pvfs_open("/pvfs/file", O_CREAT | O_EXCL | O_RDWR, 0644),
 	    EEXIST);
@@ -95,7 +99,8 @@ static void test_eexist(void **state)
 	check_ok(pvfs_close(fd));
 }
 
-static void test_enotdir(void **state)
+static void
+test_enotdir(void **state)
 {
 	struct stat st;
 
@@ -112,7 +117,8 @@ static void test_enotdir(void **state)
 	assert_true(S_ISDIR(st.st_mode));
 }
 
-static void test_eisdir(void **state)
+static void
+test_eisdir(void **state)
 {
 	struct stat st;
 
@@ -125,7 +131,8 @@ static void test_eisdir(void **state)
 	check_ok(pvfs_stat("/pvfs/dir/sub/f", &st));
 }
 
-static void test_enotempty(void **state)
+static void
+test_enotempty(void **state)
 {
 	struct stat st;
 
@@ -143,7 +150,8 @@ static void test_enotempty(void **state)
 }
 
 /* Run as nobody in a child; each failed expectation is written to out. */
-static int nobody_checks(FILE *out)
+static int
+nobody_checks(FILE *out)
 {
 	int bad = 0, fd;
 	char buf[16];
@@ -202,7 +210,8 @@ static int nobody_checks(FILE *out)
 #undef EXPECT_ERR
 }
 
-static void test_eacces_as_nobody(void **state)
+static void
+test_eacces_as_nobody(void **state)
 {
 	int fd, pfd[2], status;
 	char report[4096];
@@ -264,7 +273,8 @@ static void test_eacces_as_nobody(void **state)
 	}
 }
 
-static void test_ebadf(void **state)
+static void
+test_ebadf(void **state)
 {
 	char buf[16];
 	struct stat st;
@@ -305,7 +315,8 @@ static void test_ebadf(void **state)
 	assert_int_equal(st.st_size, 7);
 }
 
-static void test_enametoolong(void **state)
+static void
+test_enametoolong(void **state)
 {
 	char name[300], path[5000];
 	struct stat st;
@@ -332,7 +343,8 @@ static void test_enametoolong(void **state)
 	assert_errno(pvfs_mkdir(path, 0755), ENAMETOOLONG);
 }
 
-static void test_einval_bad_distribution(void **state)
+static void
+test_einval_bad_distribution(void **state)
 {
 	static const struct {
 		int base, pcount, ssize;
@@ -384,7 +396,8 @@ static void test_einval_bad_distribution(void **state)
 	assert_errno(pvfs_truncate("/pvfs/file", -1), EINVAL);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_enoent),

@@ -81,7 +81,8 @@ struct report {
 	char why[200];
 };
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	if (geteuid() != 0) {
 		print_message("test_fair: needs root (setresuid); skipped\n");
@@ -96,12 +97,14 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
-static int become(uid_t uid)
+static int
+become(uid_t uid)
 {
 	gid_t g = uid;
 
@@ -115,7 +118,8 @@ static int become(uid_t uid)
 
 /* A non-blocking connect to target t: the fd, or -1 (EAGAIN: the
  * daemon's backlog is full for now). */
-static int flood_connect(int t)
+static int
+flood_connect(int t)
 {
 	struct sockaddr_un sun;
 	struct sockaddr_in sin;
@@ -150,7 +154,8 @@ static int flood_connect(int t)
 
 /* Up to per_target connections to t, giving up after STALL_MAX without
  * one (the daemon's backlog stays full: it accepts no more). */
-static int flood_target(int t, struct report *r)
+static int
+flood_target(int t, struct report *r)
 {
 	double last = mono_now();
 	int n = 0;
@@ -172,7 +177,8 @@ static int flood_target(int t, struct report *r)
 
 /* Connect and hang up on the Unix sockets until the parent closes ctl;
  * how many connects succeeded. */
-static int flood_churn(int ctl)
+static int
+flood_churn(int ctl)
 {
 	struct pollfd p = { ctl, POLLIN, 0 };
 	int fd, i, n = 0;
@@ -187,7 +193,8 @@ static int flood_churn(int ctl)
 	return n;
 }
 
-static int read_full(int fd, void *p, size_t n)
+static int
+read_full(int fd, void *p, size_t n)
 {
 	ssize_t r;
 
@@ -200,7 +207,8 @@ static int read_full(int fd, void *p, size_t n)
 /* As root: take the most descriptors we may, say how many connections
  * that is per target, then wait for the targets and flood them as
  * ABUSER. */
-static void abuser(int rep, int go)
+static void
+abuser(int rep, int go)
 {
 	struct rlimit rl = { 4 * FLOOD + 256, 4 * FLOOD + 256 };
 	struct report r;
@@ -230,7 +238,8 @@ static void abuser(int rep, int go)
 }
 
 /* Fork the abuser before our descriptor limit drops for the daemons. */
-static int abuser_spawn(void)
+static int
+abuser_spawn(void)
 {
 	int rep[2], go[2];
 
@@ -256,13 +265,15 @@ struct timing {
 	double t0;
 };
 
-static void timed_start(struct timing *tm)
+static void
+timed_start(struct timing *tm)
 {
 	tm->t0 = mono_now();
 }
 
 /* Account a call that took since t0; 0, or -1 (rc < 0) with why. */
-static int timed_end(struct timing *tm, const char *call, long rc)
+static int
+timed_end(struct timing *tm, const char *call, long rc)
 {
 	double dt = mono_now() - tm->t0;
 	struct report *r = tm->r;
@@ -282,7 +293,8 @@ static int timed_end(struct timing *tm, const char *call, long rc)
 	(timed_start(tm), timed_end(tm, call, (long)(expr)))
 
 /* Create, write, read back, stat, list and remove a file in dir. */
-static int user_round(struct timing *tm, const char *dir, int round)
+static int
+user_round(struct timing *tm, const char *dir, int round)
 {
 	static unsigned char buf[IO_SZ], back[IO_SZ];
 	char path[PATH_MAX];
@@ -312,7 +324,8 @@ static int user_round(struct timing *tm, const char *dir, int round)
 	return 0;
 }
 
-static void user(uid_t uid, const char *dir, int rep)
+static void
+user(uid_t uid, const char *dir, int rep)
 {
 	struct report r;
 	struct timing tm = { &r, 0 };
@@ -328,7 +341,8 @@ static void user(uid_t uid, const char *dir, int rep)
 }
 
 /* Run user as uid in a child reporting on a pipe; its pid. */
-static pid_t spawn(int *rep_rd, uid_t uid, const char *dir)
+static pid_t
+spawn(int *rep_rd, uid_t uid, const char *dir)
 {
 	int rep[2];
 	pid_t pid;
@@ -346,7 +360,8 @@ static pid_t spawn(int *rep_rd, uid_t uid, const char *dir)
 	return pid;
 }
 
-static void read_report(int fd, struct report *r, const char *who)
+static void
+read_report(int fd, struct report *r, const char *who)
 {
 	ssize_t n = read(fd, r, sizeof(*r));
 
@@ -356,7 +371,8 @@ static void read_report(int fd, struct report *r, const char *who)
 		fail_msg("%s: %s", who, r->why);
 }
 
-static void run_user(uid_t uid, const char *dir, double *worst)
+static void
+run_user(uid_t uid, const char *dir, double *worst)
 {
 	struct report r;
 	int rep, status;
@@ -376,7 +392,8 @@ static void run_user(uid_t uid, const char *dir, double *worst)
 
 /* Lines of daemon's log that say it refused who; the last one in seen
  * (if not NULL). */
-static int refusals_logged(const char *daemon, const char *who, char *seen,
+static int
+refusals_logged(const char *daemon, const char *who, char *seen,
     size_t len)
 {
 	char path[PATH_MAX + 64], line[1024];
@@ -397,7 +414,8 @@ static int refusals_logged(const char *daemon, const char *who, char *seen,
 	return n;
 }
 
-static void test_flood_leaves_others_served(void **state)
+static void
+test_flood_leaves_others_served(void **state)
 {
 	static const char *dm[3] = { "mgr", "iod0", "iod1" };
 	struct report r;
@@ -445,7 +463,8 @@ static void test_flood_leaves_others_served(void **state)
 	}
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flood_leaves_others_served),

@@ -43,7 +43,8 @@ static struct cluster c;
 static struct rng rng;
 static char out[1 << 16];
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "test_fsck");
 	if (cluster_start(&c, NIODS) < 0)
@@ -51,13 +52,15 @@ static int group_setup(void **state)
 	return pvfs_mkdir("/pvfs/fsck", 0755) < 0 ? -1 : 0;
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
 /* Write a file of FILE_BYTES of pattern seed; its inode. */
-static uint64_t make_file(const char *path, uint64_t seed)
+static uint64_t
+make_file(const char *path, uint64_t seed)
 {
 	static unsigned char buf[FILE_BYTES];
 	struct stat st;
@@ -72,7 +75,8 @@ static uint64_t make_file(const char *path, uint64_t seed)
 	return (uint64_t)st.st_ino;
 }
 
-static void check_file(const char *path, uint64_t seed)
+static void
+check_file(const char *path, uint64_t seed)
 {
 	static unsigned char buf[FILE_BYTES + 1];
 	int fd = (int)check_ok(pvfs_open(path, O_RDONLY));
@@ -86,7 +90,8 @@ static void check_file(const char *path, uint64_t seed)
 }
 
 /* A stray file of n bytes in an iod's data directory. */
-static void plant(const char *path, size_t n)
+static void
+plant(const char *path, size_t n)
 {
 	char junk[512];
 	FILE *f = fopen(path, "w");
@@ -103,7 +108,8 @@ static void plant(const char *path, size_t n)
 }
 
 /* The gen a stripe file's name spells (0 for a legacy "INO" name). */
-static uint64_t stripe_gen(const char *path)
+static uint64_t
+stripe_gen(const char *path)
 {
 	const char *base = strrchr(path, '/'), *dot;
 
@@ -111,7 +117,8 @@ static uint64_t stripe_gen(const char *path)
 	return dot != NULL ? strtoull(dot + 1, NULL, 16) : 0;
 }
 
-static int has_line(const char *fmt, ...)
+static int
+has_line(const char *fmt, ...)
 {
 	char line[256];
 	va_list ap;
@@ -123,7 +130,8 @@ static int has_line(const char *fmt, ...)
 }
 
 /* The orphans of a real failure: unlink while iod 1 is dead. */
-static void test_report_repair(void **state)
+static void
+test_report_repair(void **state)
 {
 	uint64_t live[NLIVE], victim[NVICTIMS], seed = rng_next(&rng);
 	char path[PATH_MAX], stray[PATH_MAX], high[PATH_MAX], junk[PATH_MAX];
@@ -218,7 +226,8 @@ static void test_report_repair(void **state)
 }
 
 /* A read of the live file path: its size and, from buf, its bytes. */
-static ssize_t read_all(const char *path, unsigned char *buf, size_t len)
+static ssize_t
+read_all(const char *path, unsigned char *buf, size_t len)
 {
 	int fd = (int)check_ok(pvfs_open(path, O_RDONLY));
 	ssize_t n = check_ok(pvfs_read(fd, buf, len));
@@ -233,7 +242,8 @@ static ssize_t read_all(const char *path, unsigned char *buf, size_t len)
  * file's own and full of 'x'.  No read serves them, to the new empty
  * file nor to the written one; pvfs-fsck names them orphans and
  * --repair removes exactly them. */
-static void test_other_identity(void **state)
+static void
+test_other_identity(void **state)
 {
 	static unsigned char buf[2 * FILE_BYTES];
 	char path[PATH_MAX], own[PATH_MAX];
@@ -299,7 +309,8 @@ static void test_other_identity(void **state)
  * at work) is listed under its own heading, with the bytes that iod
  * should hold; that is no orphan and no failure (a sparse file looks the
  * same).  A stripe cut short is listed too. */
-static void test_missing_stripe(void **state)
+static void
+test_missing_stripe(void **state)
 {
 	struct pvfs_mgr_attrcap_rep f;
 	char path[PATH_MAX];
@@ -338,7 +349,8 @@ static void test_missing_stripe(void **state)
 }
 
 /* MGR_INOLIST on a raw connection claiming uid; the reply's status. */
-static int inolist_as(uint32_t uid)
+static int
+inolist_as(uint32_t uid)
 {
 	struct pvfs_mgr_inolist_req req;
 	struct pvfs_hdr h;
@@ -356,7 +368,8 @@ static int inolist_as(uint32_t uid)
 
 /* IOD_LIST on iod0 of subdirectory sub after (after, after_gen), at most
  * max; the reply's status, and the reply in rep (if not NULL) when 0. */
-static int iod_list_page(const struct pvfs_cap *cap, uint32_t sub,
+static int
+iod_list_page(const struct pvfs_cap *cap, uint32_t sub,
     uint64_t after, uint64_t after_gen, uint32_t max,
     struct pvfs_iod_list_rep *rep)
 {
@@ -385,12 +398,14 @@ static int iod_list_page(const struct pvfs_cap *cap, uint32_t sub,
 	return st;
 }
 
-static int iod_list_with(const struct pvfs_cap *cap)
+static int
+iod_list_with(const struct pvfs_cap *cap)
 {
 	return iod_list_page(cap, 0, 0, 0, 10, NULL);
 }
 
-static int iod_purge_with(const struct pvfs_cap *cap, uint64_t ino)
+static int
+iod_purge_with(const struct pvfs_cap *cap, uint64_t ino)
 {
 	struct pvfs_iod_purge_req req;
 	struct pvfs_hdr h;
@@ -407,7 +422,8 @@ static int iod_purge_with(const struct pvfs_cap *cap, uint64_t ino)
 
 /* Only uid 0 (or the mgr's own uid) gets the list and the ADMIN
  * capability; the iods take nothing else, forged or a file's own. */
-static void test_refused(void **state)
+static void
+test_refused(void **state)
 {
 	struct pvfs_mgr_inolist_rep rep;
 	struct pvfs_mgr_attrcap_rep file;
@@ -458,7 +474,8 @@ static void test_refused(void **state)
 /* IOD_LIST pages through a subdirectory in (inode, gen) order, whatever
  * order the directory is in, skipping names that are no stripe file of
  * it; pvfs-fsck finds those above the inode counter orphans. */
-static void test_paging(void **state)
+static void
+test_paging(void **state)
 {
 	enum { NPLANT = 25, PAGE = 10 };
 	struct pvfs_mgr_inolist_rep ml;
@@ -517,7 +534,8 @@ static void test_paging(void **state)
 		    HIGH_INO + 5 + 256 * (uint64_t)i, 0, path), F_OK), -1);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_repair),

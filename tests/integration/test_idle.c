@@ -42,13 +42,15 @@ static struct cluster c;
 static struct rng rng;
 static const char *daemons[] = { "mgr", "iod0", "iod1" };
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "test_idle");
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
@@ -56,14 +58,16 @@ static int group_teardown(void **state)
 /* Seconds from t0 (taken before fd connected or last sent: the daemon's
  * clock starts after it) until the daemon closes fd; fails past the
  * receive bound. */
-static double wait_closed(double t0, int fd)
+static double
+wait_closed(double t0, int fd)
 {
 	raw_assert_closed(fd);
 	close(fd);
 	return mono_now() - t0;
 }
 
-static void ping(int fd, uint16_t op)
+static void
+ping(int fd, uint16_t op)
 {
 	struct pvfs_hdr h = { PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, op, 7, 0, 0,
 		0 };
@@ -76,12 +80,14 @@ static void ping(int fd, uint16_t op)
 	assert_int_equal(raw_read(fd, body, h.body_len), 0);
 }
 
-static uint16_t ping_op(const char *daemon)
+static uint16_t
+ping_op(const char *daemon)
 {
 	return strcmp(daemon, "mgr") == 0 ? PVFS_MGR_PING : PVFS_IOD_PING;
 }
 
-static void test_nofile_raised(void **state)
+static void
+test_nofile_raised(void **state)
 {
 	char path[64], line[256];
 	long soft = -1, hard = -2;
@@ -103,7 +109,8 @@ static void test_nofile_raised(void **state)
 }
 
 /* Idle, half a header, half a body: each is closed after the timeout. */
-static void test_silent_peers_closed(void **state)
+static void
+test_silent_peers_closed(void **state)
 {
 	static const uint8_t magic[4] = { 0x50, 0x56, 0x46, 0x31 };
 	struct pvfs_hdr h = { PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION,
@@ -142,7 +149,8 @@ static void test_silent_peers_closed(void **state)
  * frame never completes; it is closed once the frame is older than the
  * timeout.  Fails if the daemon waits for all but the last byte (23 *
  * 0.3 s, past CLOSE_MAX) or takes longer than CLOSE_MAX. */
-static void trickle(const char *daemon)
+static void
+trickle(const char *daemon)
 {
 	struct pvfs_hdr h = { PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION,
 		ping_op(daemon), 3, 0, 0, 0 };
@@ -173,14 +181,16 @@ static void trickle(const char *daemon)
 	close(fd);
 }
 
-static void test_trickling_peer_closed(void **state)
+static void
+test_trickling_peer_closed(void **state)
 {
 	for (size_t i = 0; i < sizeof(daemons) / sizeof(*daemons); i++)
 		trickle(daemons[i]);
 }
 
 /* A connection in use is never cut, however long it lives. */
-static void test_busy_peer_kept(void **state)
+static void
+test_busy_peer_kept(void **state)
 {
 	int fd[3];
 	double t0 = mono_now();
@@ -197,7 +207,8 @@ static void test_busy_peer_kept(void **state)
 }
 
 /* How many times daemon logged that it closed an idle connection. */
-static int idle_closes(const char *daemon)
+static int
+idle_closes(const char *daemon)
 {
 	char path[PATH_MAX + 64], line[1024];
 	int n = 0;
@@ -215,7 +226,8 @@ static int idle_closes(const char *daemon)
 /* Sleep until the daemons named in mask (bit i: daemons[i]) have each
  * closed at least one more idle connection: the nominal 1.25 timeouts,
  * then as long as a loaded machine delays the sweeps, up to IDLE_WAIT. */
-static void idle_wait(unsigned mask)
+static void
+idle_wait(unsigned mask)
 {
 	double t0 = mono_now();
 	int before[3];
@@ -239,7 +251,8 @@ static void idle_wait(unsigned mask)
 /* After the servers closed the pooled connections, non-idempotent
  * requests (exclusive create, rename, unlink, mkdir) each run exactly once: a
  * resend would show up as EEXIST or ENOENT; data still flows. */
-static void test_pooled_connection_reconnects(void **state)
+static void
+test_pooled_connection_reconnects(void **state)
 {
 	static unsigned char buf[SZ], back[SZ];
 	struct stat st;
@@ -267,7 +280,8 @@ static void test_pooled_connection_reconnects(void **state)
 /* Out of descriptors (4 left): the daemon pauses accept instead of
  * spinning on a listening socket that stays readable, and serves once
  * descriptors are back. */
-static void test_emfile_sheds_without_spinning(void **state)
+static void
+test_emfile_sheds_without_spinning(void **state)
 {
 	enum { NCONN = 48 };
 	int fds[3][NCONN], fd;
@@ -312,7 +326,8 @@ static void test_emfile_sheds_without_spinning(void **state)
 /* An iod at its descriptor limit with a cached stripe file: a request
  * for another file is served (the cache gives a descriptor back), not
  * failed with EMFILE. */
-static void test_emfile_evicts_cached_file(void **state)
+static void
+test_emfile_evicts_cached_file(void **state)
 {
 	struct pvfs_filestat fs = { 0, 1, 65536, 0, 0 };
 	unsigned char buf[65536], back[65536];
@@ -343,7 +358,8 @@ static void test_emfile_evicts_cached_file(void **state)
 	check_ok(pvfs_close(fd));
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nofile_raised),

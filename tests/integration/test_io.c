@@ -29,18 +29,21 @@
 
 static struct cluster c;
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
 /* Create path with a given distribution; -1 fields ask for defaults. */
-static int create_dist(const char *rel, int base, int pcount, int ssize)
+static int
+create_dist(const char *rel, int base, int pcount, int ssize)
 {
 	char path[PATH_MAX];
 	struct pvfs_filestat fs = {base, pcount, ssize, 0, 0};
@@ -49,7 +52,8 @@ static int create_dist(const char *rel, int base, int pcount, int ssize)
 	    O_CREAT | O_RDWR | PVFS_O_META, 0644, &fs);
 }
 
-static void check_shadow(const struct shadow *s, int fd, const char *what)
+static void
+check_shadow(const struct shadow *s, int fd, const char *what)
 {
 	char why[256];
 
@@ -57,7 +61,8 @@ static void check_shadow(const struct shadow *s, int fd, const char *what)
 		fail_msg("%s: %s", what, why);
 }
 
-static void write_all(int fd, const void *buf, size_t n, uint64_t off)
+static void
+write_all(int fd, const void *buf, size_t n, uint64_t off)
 {
 	ssize_t w = pvfs_pwrite(fd, buf, n, (off_t)off);
 
@@ -66,7 +71,8 @@ static void write_all(int fd, const void *buf, size_t n, uint64_t off)
 		    w < 0 ? strerror(errno) : "short");
 }
 
-static size_t first_diff(const unsigned char *a, const unsigned char *b,
+static size_t
+first_diff(const unsigned char *a, const unsigned char *b,
     size_t n)
 {
 	size_t k = 0;
@@ -77,7 +83,8 @@ static size_t first_diff(const unsigned char *a, const unsigned char *b,
 }
 
 /* A random (offset, length) for a file with stripe size ssize. */
-static void random_region(struct rng *r, uint64_t ssize, uint64_t *off,
+static void
+random_region(struct rng *r, uint64_t ssize, uint64_t *off,
     size_t *len)
 {
 	switch (rng_range(r, 0, 5)) {
@@ -105,7 +112,8 @@ static void random_region(struct rng *r, uint64_t ssize, uint64_t *off,
 	}
 }
 
-static void random_io_one(int base, int pcount, int ssize, int nops)
+static void
+random_io_one(int base, int pcount, int ssize, int nops)
 {
 	char name[64], what[128];
 	struct pvfs_filestat got;
@@ -182,7 +190,8 @@ static void random_io_one(int base, int pcount, int ssize, int nops)
 	free(rbuf);
 }
 
-static void test_random_io_distributions(void **state)
+static void
+test_random_io_distributions(void **state)
 {
 	random_io_one(0, 1, 4096, 60);
 	random_io_one(1, 2, 65536, 60);
@@ -192,7 +201,8 @@ static void test_random_io_distributions(void **state)
 	random_io_one(-1, -1, -1, 40);
 }
 
-static void test_read_write_lseek(void **state)
+static void
+test_read_write_lseek(void **state)
 {
 	char path[PATH_MAX];
 	static unsigned char buf[300000], rbuf[400000];
@@ -249,7 +259,8 @@ static void test_read_write_lseek(void **state)
 	shadow_free(&s);
 }
 
-static void test_readv_writev(void **state)
+static void
+test_readv_writev(void **state)
 {
 	unsigned char *src = malloc(MiB), *dst = malloc(MiB);
 	size_t wsz[] = {1, 4095, 4097, 70000, 0, 200000, 3};
@@ -290,7 +301,8 @@ static void test_readv_writev(void **state)
 	free(dst);
 }
 
-static void test_sparse_holes_read_zero(void **state)
+static void
+test_sparse_holes_read_zero(void **state)
 {
 	unsigned char *buf = malloc(12 * MiB);
 	unsigned char data[5000];
@@ -318,7 +330,8 @@ static void test_sparse_holes_read_zero(void **state)
 	free(buf);
 }
 
-static void test_file_beyond_4gib(void **state)
+static void
+test_file_beyond_4gib(void **state)
 {
 	const uint64_t far = 5 * GiB + 123;
 	unsigned char buf[8192], data[300];
@@ -364,7 +377,8 @@ static void test_file_beyond_4gib(void **state)
 	check_ok(pvfs_unlink(path));
 }
 
-static void test_truncate_shrink_grow(void **state)
+static void
+test_truncate_shrink_grow(void **state)
 {
 	unsigned char *buf = malloc(2 * MiB);
 	char path[PATH_MAX];
@@ -416,7 +430,8 @@ static void test_truncate_shrink_grow(void **state)
 	free(buf);
 }
 
-static void test_eof_short_reads(void **state)
+static void
+test_eof_short_reads(void **state)
 {
 	unsigned char data[9000], buf[20000];
 	struct rng r;
@@ -451,7 +466,8 @@ static void test_eof_short_reads(void **state)
 	check_ok(pvfs_close(fd));
 }
 
-static void test_o_append(void **state)
+static void
+test_o_append(void **state)
 {
 	char path[PATH_MAX], buf[64];
 	int fd;
@@ -474,7 +490,8 @@ static void test_o_append(void **state)
 	check_ok(pvfs_close(fd));
 }
 
-static void test_o_trunc(void **state)
+static void
+test_o_trunc(void **state)
 {
 	char path[PATH_MAX], buf[100];
 	struct stat st;
@@ -505,7 +522,8 @@ static void test_o_trunc(void **state)
 	check_ok(pvfs_close(fd));
 }
 
-static void test_unlink_frees_stripe_files(void **state)
+static void
+test_unlink_frees_stripe_files(void **state)
 {
 	unsigned char buf[65536];
 	char path[PATH_MAX];
@@ -535,7 +553,8 @@ static void test_unlink_frees_stripe_files(void **state)
 /* The bytes sit where design.md says (DIR/iodK/XX/INODE, stripe s on iod
  * (base + s mod pcount) mod N at local offset (s div pcount) * ssize), and a
  * read goes to the iods every time (no client cache). */
-static void test_layout_on_iods(void **state)
+static void
+test_layout_on_iods(void **state)
 {
 	const size_t len = 4 * 4096 + 100;
 	unsigned char data[4 * 4096 + 100], local[16384], b;
@@ -583,7 +602,8 @@ static void test_layout_on_iods(void **state)
 	check_ok(pvfs_close(fd));
 }
 
-static void test_stat_size(void **state)
+static void
+test_stat_size(void **state)
 {
 	char path[PATH_MAX];
 	struct stat st, fst;
@@ -606,7 +626,8 @@ static void test_stat_size(void **state)
 	check_ok(pvfs_close(fd));
 }
 
-static void test_dup_shares_offset(void **state)
+static void
+test_dup_shares_offset(void **state)
 {
 	char buf[32];
 	int fd, fd2, fd3, other;
@@ -641,7 +662,8 @@ static void test_dup_shares_offset(void **state)
 }
 
 /* pvfs_getiod names the iod of each part: base 3 over 4 iods wraps. */
-static void test_getiod_names_each_part(void **state)
+static void
+test_getiod_names_each_part(void **state)
 {
 	char addr[300], want[64];
 	int fd, rel;
@@ -661,7 +683,8 @@ static void test_getiod_names_each_part(void **state)
 	assert_errno(pvfs_getiod(fd, 0, addr, sizeof(addr)), EBADF);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_io_distributions),

@@ -56,19 +56,22 @@ struct result {
 	char why[200];
 };
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "test_load");
 	seed = rng_next(&rng);
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
-static long env_long(const char *name, long def)
+static long
+env_long(const char *name, long def)
 {
 	const char *s = getenv(name);
 
@@ -76,7 +79,8 @@ static long env_long(const char *name, long def)
 }
 
 /* Fill r->why and return -1. */
-static int __attribute__((format(printf, 2, 3)))
+static int
+__attribute__((format(printf, 2, 3)))
 client_fail(struct result *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -93,7 +97,8 @@ client_fail(struct result *r, const char *fmt, ...)
 
 /* One round: a random write, its read-back against the shadow, and now
  * and then a stat and a create/unlink (metadata work for the mgr). */
-static int client_round(int fd, int idx, struct rng *r, struct shadow *sh,
+static int
+client_round(int fd, int idx, struct rng *r, struct shadow *sh,
     unsigned char *buf, unsigned char *back, struct result *res)
 {
 	uint64_t off = rng_range(r, 0, FILE_SZ - 1), n;
@@ -135,7 +140,8 @@ static int client_round(int fd, int idx, struct rng *r, struct shadow *sh,
 
 /* Connect (create the file: mgr and every iod), report ready, wait for
  * the start, work until the deadline, verify the whole file. */
-static int client_run(int idx, int ready_w, int go_r, double secs,
+static int
+client_run(int idx, int ready_w, int go_r, double secs,
     struct result *res)
 {
 	struct pvfs_filestat fs = { 0, NIODS, SSIZE, 0, 0 };
@@ -173,7 +179,8 @@ static int client_run(int idx, int ready_w, int go_r, double secs,
 	return 0;
 }
 
-static pid_t client_spawn(int idx, int ready_w, int go_r, int go_w,
+static pid_t
+client_spawn(int idx, int ready_w, int go_r, int go_w,
     int res_w, double secs)
 {
 	struct result res;
@@ -190,7 +197,8 @@ static pid_t client_spawn(int idx, int ready_w, int go_r, int go_w,
 	_exit(0);
 }
 
-static void sample_rss(long *peak)
+static void
+sample_rss(long *peak)
 {
 	for (int i = 0; i < NDAEMONS; i++) {
 		long kb = proc_rss_kb(proc_daemon_pid(&c, daemons[i]));
@@ -201,7 +209,8 @@ static void sample_rss(long *peak)
 }
 
 /* Wait for n bytes on fd, sampling daemon memory meanwhile. */
-static void wait_ready(int fd, long n, long *peak)
+static void
+wait_ready(int fd, long n, long *peak)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	char b[256];
@@ -223,7 +232,8 @@ static void wait_ready(int fd, long n, long *peak)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
+static int
+cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -231,7 +241,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Read every result; fail on any client error; print the spread. */
-static void collect(int fd, long n, long *peak)
+static void
+collect(int fd, long n, long *peak)
 {
 	struct result res;
 	double *tput = calloc((size_t)n, sizeof(double)), med;
@@ -268,7 +279,8 @@ static void collect(int fd, long n, long *peak)
 	free(tput);
 }
 
-static void test_many_clients(void **state)
+static void
+test_many_clients(void **state)
 {
 	long n = env_long("PVFS_LOAD_CLIENTS", 200);
 	double secs = (double)env_long("PVFS_LOAD_SECONDS", 5);
@@ -317,7 +329,8 @@ static void test_many_clients(void **state)
 	close(res[0]);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_clients),

@@ -38,17 +38,20 @@
 
 static struct cluster c;
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
-static int create_dist(const char *rel, int base, int pcount, int ssize)
+static int
+create_dist(const char *rel, int base, int pcount, int ssize)
 {
 	char path[PATH_MAX];
 	struct pvfs_filestat fs = {base, pcount, ssize, 0, 0};
@@ -57,14 +60,16 @@ static int create_dist(const char *rel, int base, int pcount, int ssize)
 	    O_CREAT | O_RDWR | O_TRUNC | PVFS_O_META, 0644, &fs);
 }
 
-static int open_rel(const char *rel, int flags)
+static int
+open_rel(const char *rel, int flags)
 {
 	char path[PATH_MAX];
 
 	return pvfs_open(cluster_path(&c, rel, path), flags);
 }
 
-static void check_shadow(const struct shadow *s, int fd, const char *what)
+static void
+check_shadow(const struct shadow *s, int fd, const char *what)
 {
 	char why[256];
 
@@ -72,7 +77,8 @@ static void check_shadow(const struct shadow *s, int fd, const char *what)
 		fail_msg("%s: %s", what, why);
 }
 
-static size_t first_diff(const unsigned char *a, const unsigned char *b,
+static size_t
+first_diff(const unsigned char *a, const unsigned char *b,
     size_t n)
 {
 	size_t k = 0;
@@ -85,7 +91,8 @@ static size_t first_diff(const unsigned char *a, const unsigned char *b,
 /* ---- partitions ---- */
 
 /* File offset of view byte v, by PVFS 1's definition. */
-static uint64_t view_off(const struct pvfs_fpart *p, uint64_t v)
+static uint64_t
+view_off(const struct pvfs_fpart *p, uint64_t v)
 {
 	if (p->gsize == 0 || p->stride == 0 || p->gsize == p->stride)
 		return (uint64_t)p->offset + v;
@@ -94,7 +101,8 @@ static uint64_t view_off(const struct pvfs_fpart *p, uint64_t v)
 }
 
 /* Bytes of the view below a file size, counted one by one. */
-static uint64_t view_size(const struct pvfs_fpart *p, uint64_t size)
+static uint64_t
+view_size(const struct pvfs_fpart *p, uint64_t size)
 {
 	uint64_t v = 0;
 
@@ -103,7 +111,8 @@ static uint64_t view_size(const struct pvfs_fpart *p, uint64_t size)
 	return v;
 }
 
-static void shadow_view_write(struct shadow *s, const struct pvfs_fpart *p,
+static void
+shadow_view_write(struct shadow *s, const struct pvfs_fpart *p,
     uint64_t pos, const unsigned char *buf, size_t n)
 {
 	size_t i;
@@ -113,7 +122,8 @@ static void shadow_view_write(struct shadow *s, const struct pvfs_fpart *p,
 }
 
 /* Bytes of view [pos, pos + n) below the shadow's end, and those bytes. */
-static size_t shadow_view_read(const struct shadow *s,
+static size_t
+shadow_view_read(const struct shadow *s,
     const struct pvfs_fpart *p, uint64_t pos, unsigned char *out, size_t n)
 {
 	size_t i;
@@ -127,7 +137,8 @@ static size_t shadow_view_read(const struct shadow *s,
 	return i;
 }
 
-static void random_fpart(struct rng *r, uint64_t ssize, struct pvfs_fpart *p)
+static void
+random_fpart(struct rng *r, uint64_t ssize, struct pvfs_fpart *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->offset = (int64_t)rng_range(r, 0, 3 * ssize);
@@ -148,7 +159,8 @@ static void random_fpart(struct rng *r, uint64_t ssize, struct pvfs_fpart *p)
 	p->stride = p->gsize + (int64_t)rng_range(r, 0, 2 * ssize);
 }
 
-static void random_partitions_one(int base, int pcount, int ssize, int nparts)
+static void
+random_partitions_one(int base, int pcount, int ssize, int nparts)
 {
 	char name[64], what[160];
 	static unsigned char buf[200000], rbuf[200000], ebuf[200000];
@@ -218,7 +230,8 @@ static void random_partitions_one(int base, int pcount, int ssize, int nparts)
 	shadow_free(&s);
 }
 
-static void test_random_partitions(void **state)
+static void
+test_random_partitions(void **state)
 {
 	random_partitions_one(0, 4, 4096, 10);
 	random_partitions_one(1, 3, 1000, 10);
@@ -226,7 +239,8 @@ static void test_random_partitions(void **state)
 	random_partitions_one(-1, -1, -1, 6);
 }
 
-static void test_partition_semantics(void **state)
+static void
+test_partition_semantics(void **state)
 {
 	struct pvfs_fpart p = { 10, 4, 16, 7, 9 }, got;
 	unsigned char buf[128], exp[128];
@@ -312,7 +326,8 @@ struct lists {
 	unsigned char *mem;
 };
 
-static void lists_free(struct lists *l)
+static void
+lists_free(struct lists *l)
 {
 	free(l->foff);
 	free(l->flen);
@@ -322,7 +337,8 @@ static void lists_free(struct lists *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static uint64_t lists_random(struct rng *r, struct lists *l, int nfile,
+static uint64_t
+lists_random(struct rng *r, struct lists *l, int nfile,
     uint64_t start, uint64_t ssize, uint64_t maxlen)
 {
 	uint64_t off = start, total = 0, left, k;
@@ -359,7 +375,8 @@ static uint64_t lists_random(struct rng *r, struct lists *l, int nfile,
 }
 
 /* The stream of a memory list, gathered/scattered to a flat buffer. */
-static void lists_gather(const struct lists *l, unsigned char *flat)
+static void
+lists_gather(const struct lists *l, unsigned char *flat)
 {
 	uint64_t k = 0;
 	int i;
@@ -368,7 +385,8 @@ static void lists_gather(const struct lists *l, unsigned char *flat)
 		memcpy(flat + k, l->moff[i], (size_t)l->mlen[i]);
 }
 
-static void lists_shadow_write(const struct lists *l, struct shadow *s,
+static void
+lists_shadow_write(const struct lists *l, struct shadow *s,
     const unsigned char *flat)
 {
 	uint64_t k = 0;
@@ -379,7 +397,8 @@ static void lists_shadow_write(const struct lists *l, struct shadow *s,
 }
 
 /* What a list read must return: the stream's prefix below the end. */
-static uint64_t lists_shadow_read(const struct lists *l,
+static uint64_t
+lists_shadow_read(const struct lists *l,
     const struct shadow *s, unsigned char *flat)
 {
 	uint64_t k = 0, o, n;
@@ -401,7 +420,8 @@ static uint64_t lists_shadow_read(const struct lists *l,
 	return k;
 }
 
-static void random_lists_one(int base, int pcount, int ssize, int nops,
+static void
+random_lists_one(int base, int pcount, int ssize, int nops,
     uint64_t start)
 {
 	char name[64], what[160];
@@ -457,7 +477,8 @@ static void random_lists_one(int base, int pcount, int ssize, int nops,
 	shadow_free(&s);
 }
 
-static void test_random_lists(void **state)
+static void
+test_random_lists(void **state)
 {
 	random_lists_one(0, 4, 4096, 30, 0);
 	random_lists_one(3, 2, 1000, 20, 0);
@@ -465,7 +486,8 @@ static void test_random_lists(void **state)
 }
 
 /* Thousands of regions past 4 GiB, in more than one LIST batch. */
-static void test_many_regions_64bit(void **state)
+static void
+test_many_regions_64bit(void **state)
 {
 	const int nreg = 40000;
 	int64_t *foff = calloc(nreg, sizeof(*foff));
@@ -518,7 +540,8 @@ static void test_many_regions_64bit(void **state)
 	free(flen64);
 }
 
-static void test_list_errors(void **state)
+static void
+test_list_errors(void **state)
 {
 	char b[64], *m[2] = { b, b + 32 };
 	int ml[2] = { 32, 32 }, bad_ml[2] = { 32, -1 };
@@ -559,7 +582,8 @@ static void test_list_errors(void **state)
 
 /* Columns of a row-major matrix through the strided call, then a whole
  * row back through a partition. */
-static void test_strided(void **state)
+static void
+test_strided(void **state)
 {
 	enum { N = 300, E = 4 };
 	static unsigned char m[N * N * E], col[N * 7 * E + 100];
@@ -597,12 +621,14 @@ static void test_strided(void **state)
 
 /* ---- the PPFS record-interleaved write ---- */
 
-static void record_fill(unsigned char *rec, size_t len, uint64_t k)
+static void
+record_fill(unsigned char *rec, size_t len, uint64_t k)
 {
 	pattern_fill(rec, len, k * len, 0x5eed);
 }
 
-static int interleaved_child(int k, int p, size_t rec, int nrec)
+static int
+interleaved_child(int k, int p, size_t rec, int nrec)
 {
 	struct pvfs_fpart part = { (int64_t)(k * rec), (int64_t)rec,
 		(int64_t)(p * rec), 0, 0 };
@@ -635,7 +661,8 @@ static int interleaved_child(int k, int p, size_t rec, int nrec)
 	return 0;
 }
 
-static void interleaved_one(int p, size_t rec, int nrec, int ssize)
+static void
+interleaved_one(int p, size_t rec, int nrec, int ssize)
 {
 	unsigned char *file, *exp;
 	size_t total = rec * (size_t)p * (size_t)nrec;
@@ -669,7 +696,8 @@ static void interleaved_one(int p, size_t rec, int nrec, int ssize)
 	free(exp);
 }
 
-static void test_record_interleaved_writers(void **state)
+static void
+test_record_interleaved_writers(void **state)
 {
 	interleaved_one(4, 1000, 200, 4096);  /* records across stripes */
 	interleaved_one(8, 64, 1000, 65536);  /* many records per stripe */
@@ -682,7 +710,8 @@ static void test_record_interleaved_writers(void **state)
                              * repeat only after 2^24 blocks */
 
 /* The iod holding relative position rel of cap's file. */
-static int raw_connect_rel(const struct pvfs_cap *cap, uint32_t rel)
+static int
+raw_connect_rel(const struct pvfs_cap *cap, uint32_t rel)
 {
 	char name[16];
 
@@ -692,7 +721,8 @@ static int raw_connect_rel(const struct pvfs_cap *cap, uint32_t rel)
 
 /* n segments of count blocks of 1 byte, stride 3 (coprime with the round),
  * one after the other. */
-static struct pvfs_pattern *coprime_segs(uint32_t n, uint64_t count)
+static struct pvfs_pattern *
+coprime_segs(uint32_t n, uint64_t count)
 {
 	struct pvfs_pattern *seg = calloc(n, sizeof(*seg));
 	uint32_t i;
@@ -706,7 +736,8 @@ static struct pvfs_pattern *coprime_segs(uint32_t n, uint64_t count)
 }
 
 /* A READ_LIST of seg to iod rel: its status, within max_ms. */
-static int raw_read_list(const struct pvfs_cap *cap, uint32_t rel,
+static int
+raw_read_list(const struct pvfs_cap *cap, uint32_t rel,
     struct pvfs_pattern *seg, uint32_t nseg, int64_t max_ms)
 {
 	struct pvfs_iod_read_list_req req = { *cap, rel, nseg, seg };
@@ -741,7 +772,8 @@ static int raw_read_list(const struct pvfs_cap *cap, uint32_t rel,
 }
 
 /* The first n bytes of /rel are data. */
-static void check_head(const char *rel, const unsigned char *data, size_t n)
+static void
+check_head(const char *rel, const unsigned char *data, size_t n)
 {
 	unsigned char *back = malloc(n);
 	int fd = check_ok(open_rel(rel, O_RDONLY));
@@ -759,7 +791,8 @@ static void check_head(const char *rel, const unsigned char *data, size_t n)
  * Refused with EINVAL at once, for READ_LIST (the connection lives on)
  * and WRITE_LIST (reply and close: the stream cannot be resynchronised);
  * the iods keep serving.  A list of exactly the budget is served. */
-static void test_hostile_list_work(void **state)
+static void
+test_hostile_list_work(void **state)
 {
 	static unsigned char data[100000];
 	struct pvfs_iod_write_list_req wreq;
@@ -829,7 +862,8 @@ static void test_hostile_list_work(void **state)
  * reads only (a write's iods would work through their buffered stream
  * with no reply for longer than the cluster's 5 s client timeout under
  * ASan). */
-static void test_over_budget_calls(void **state)
+static void
+test_over_budget_calls(void **state)
 {
 	const uint64_t n = PVFS_PATTERN_MAX_COUNT + 1000, off = 5 * MiB + 7;
 	const uint64_t span = 3 * (n - 1) + 1;
@@ -906,7 +940,8 @@ static void test_over_budget_calls(void **state)
 	free(file);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_interleaved_writers),

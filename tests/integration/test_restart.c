@@ -27,13 +27,15 @@
 static struct cluster c;
 static struct rng rng;
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "test_restart");
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
@@ -64,7 +66,8 @@ static struct kfile files[] = {
 };
 #define NFILES (sizeof(files) / sizeof(files[0]))
 
-static void write_kfile(struct kfile *f, const char *create_as)
+static void
+write_kfile(struct kfile *f, const char *create_as)
 {
 	struct pvfs_filestat fs = {f->base, f->pcount, f->ssize, 0, 0};
 	uint64_t len = f->size - f->hole;
@@ -86,7 +89,8 @@ static void write_kfile(struct kfile *f, const char *create_as)
 	free(buf);
 }
 
-static void check_kfile(const struct kfile *f, const char *when)
+static void
+check_kfile(const struct kfile *f, const char *when)
 {
 	unsigned char *buf = malloc(f->size + 1);
 	struct pvfs_filestat got;
@@ -125,13 +129,15 @@ static void check_kfile(const struct kfile *f, const char *when)
 	free(buf);
 }
 
-static int cmp_name(const void *a, const void *b)
+static int
+cmp_name(const void *a, const void *b)
 {
 	return strcmp(a, b);
 }
 
 /* Names in a directory, sorted into one string "a,b,c,". */
-static void list_names(const char *dir, char *out, size_t outlen)
+static void
+list_names(const char *dir, char *out, size_t outlen)
 {
 	char names[64][64];
 	int n = 0;
@@ -152,7 +158,8 @@ static void list_names(const char *dir, char *out, size_t outlen)
 	}
 }
 
-static void check_tree(const char *when)
+static void
+check_tree(const char *when)
 {
 	char names[4096];
 	struct stat st;
@@ -176,7 +183,8 @@ static void check_tree(const char *when)
 	assert_int_equal(st.st_mode & 07777, 0750);
 }
 
-static void build_tree(void)
+static void
+build_tree(void)
 {
 	check_ok(pvfs_mkdir("/pvfs/keep", 0755));
 	check_ok(pvfs_mkdir("/pvfs/keep/d1", 0750));
@@ -197,7 +205,8 @@ static void build_tree(void)
 	check_ok(pvfs_unlink("/pvfs/keep/gone"));
 }
 
-static ino_t max_ino(void)
+static ino_t
+max_ino(void)
 {
 	ino_t m = 0;
 
@@ -207,7 +216,8 @@ static ino_t max_ino(void)
 	return m;
 }
 
-static void test_full_restart_keeps_everything(void **state)
+static void
+test_full_restart_keeps_everything(void **state)
 {
 	struct stat st;
 
@@ -232,7 +242,8 @@ static void test_full_restart_keeps_everything(void **state)
 	}
 }
 
-static void test_single_iod_restart(void **state)
+static void
+test_single_iod_restart(void **state)
 {
 	const size_t sz = MiB;
 	unsigned char *buf = malloc(sz), *rbuf = malloc(sz);
@@ -272,7 +283,8 @@ static void test_single_iod_restart(void **state)
 	free(rbuf);
 }
 
-static void test_mgr_sigkill_keeps_replied_changes(void **state)
+static void
+test_mgr_sigkill_keeps_replied_changes(void **state)
 {
 	char path[64];
 	struct stat st;
@@ -302,7 +314,8 @@ static void test_mgr_sigkill_keeps_replied_changes(void **state)
 	check_tree("after mgr SIGKILL");
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_restart_keeps_everything),

@@ -43,7 +43,8 @@ static int mute = -1;             /* listener that never accepts */
 
 /* A listener on 127.0.0.1:port (0: any) that this test never accepts on;
  * with backlog 0 one queued connection fills it.  Its port in *bound. */
-static int listen_never_accept(int port, int backlog, int *bound)
+static int
+listen_never_accept(int port, int backlog, int *bound)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
@@ -61,7 +62,8 @@ static int listen_never_accept(int port, int backlog, int *bound)
 }
 
 /* A black hole at port: a full accept queue drops every further SYN. */
-static int black_hole(int port, int *bound)
+static int
+black_hole(int port, int *bound)
 {
 	if ((hole[0] = listen_never_accept(port, 0, bound)) < 0 ||
 	    (hole[1] = pvfs_net_connect("127.0.0.1", (uint16_t)*bound,
@@ -70,7 +72,8 @@ static int black_hole(int port, int *bound)
 	return 0;
 }
 
-static void black_hole_close(void)
+static void
+black_hole_close(void)
 {
 	for (int i = 0; i < 2; i++) {
 		if (hole[i] >= 0)
@@ -81,7 +84,8 @@ static void black_hole_close(void)
 
 /* pvfstab entries /unreach (black hole) and /mute, read by the library on
  * its first call, which comes after this. */
-static int add_unreachable_fs(void)
+static int
+add_unreachable_fs(void)
 {
 	int hport, mport;
 	FILE *f;
@@ -96,7 +100,8 @@ static int add_unreachable_fs(void)
 	return 0;
 }
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	struct pvfs_filestat fs = {0, 4, 4096, 0, 0};
 	unsigned char buf[SZ];
@@ -113,7 +118,8 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	black_hole_close();
 	if (mute >= 0)
@@ -121,7 +127,8 @@ static int group_teardown(void **state)
 	return cluster_stop(&c);
 }
 
-static void read_ok(int f, const char *when)
+static void
+read_ok(int f, const char *when)
 {
 	unsigned char buf[SZ];
 	ssize_t n;
@@ -154,7 +161,8 @@ static void read_ok(int f, const char *when)
 			    dt_);                                              \
 	} while (0)
 
-static void test_stopped_iod_times_out(void **state)
+static void
+test_stopped_iod_times_out(void **state)
 {
 	unsigned char buf[SZ];
 
@@ -171,7 +179,8 @@ static void test_stopped_iod_times_out(void **state)
 	read_ok(fd, "after SIGCONT and a write");
 }
 
-static void test_killed_iod_fails_then_recovers(void **state)
+static void
+test_killed_iod_fails_then_recovers(void **state)
 {
 	unsigned char buf[SZ];
 	int port = cluster_port(&c, "iod1"), f;
@@ -189,7 +198,8 @@ static void test_killed_iod_fails_then_recovers(void **state)
 		read_ok(fd, "old descriptor after iod restart");
 }
 
-static void test_mgr_stopped_and_killed(void **state)
+static void
+test_mgr_stopped_and_killed(void **state)
 {
 	struct stat st;
 
@@ -215,7 +225,8 @@ static void test_mgr_stopped_and_killed(void **state)
 }
 
 /* A mgr behind a black hole or one that never answers: ETIMEDOUT. */
-static void test_unreachable_mgr(void **state)
+static void
+test_unreachable_mgr(void **state)
 {
 	struct stat st;
 
@@ -231,7 +242,8 @@ static void test_unreachable_mgr(void **state)
 
 /* iod1 dies and a black hole takes its port: reads and writes time out;
  * once iod1 is back on that port the same descriptor works again. */
-static void test_unreachable_iod(void **state)
+static void
+test_unreachable_iod(void **state)
 {
 	unsigned char buf[SZ];
 	int port = cluster_port(&c, "iod1"), bound;
@@ -249,7 +261,8 @@ static void test_unreachable_iod(void **state)
 	read_ok(fd, "after iod1 came back");
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stopped_iod_times_out),

@@ -57,7 +57,8 @@ struct usage {
 #ifdef __SANITIZE_ADDRESS__
 static char san_dir[64];
 
-static int san_log_setup(void)
+static int
+san_log_setup(void)
 {
 	const char *old = getenv("ASAN_OPTIONS");
 	char opts[1024];
@@ -71,7 +72,8 @@ static int san_log_setup(void)
 }
 
 /* 0 if no daemon wrote a report; removes the reports either way. */
-static int san_log_check(void)
+static int
+san_log_check(void)
 {
 	char path[PATH_MAX], line[512];
 	struct dirent *e;
@@ -102,7 +104,8 @@ static int san_log_setup(void) { return 0; }
 static int san_log_check(void) { return 0; }
 #endif
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	int fd;
 
@@ -120,7 +123,8 @@ static int group_setup(void **state)
 }
 
 /* After the daemons exited: under ASan, their leak reports. */
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	int rc = cluster_stop(&c);
 
@@ -135,7 +139,8 @@ static int group_teardown(void **state)
 
 /* The child's endless work: rewriting the same bytes keeps the file's
  * expected content, so a kill at any point leaves it checkable. */
-static void __attribute__((noreturn)) child_work(int mode)
+static void
+__attribute__((noreturn)) child_work(int mode)
 {
 	char name[64];
 	int fd;
@@ -159,7 +164,8 @@ static void __attribute__((noreturn)) child_work(int mode)
 	}
 }
 
-static void measure(struct usage *u)
+static void
+measure(struct usage *u)
 {
 	for (int i = 0; i < NDAEMONS; i++) {
 		pid_t pid = proc_daemon_pid(&c, daemons[i]);
@@ -170,7 +176,8 @@ static void measure(struct usage *u)
 	}
 }
 
-static void vanish_once(int mode)
+static void
+vanish_once(int mode)
 {
 	pid_t pid;
 	int status;
@@ -189,7 +196,8 @@ static void vanish_once(int mode)
 
 /* Daemons see the resets asynchronously: wait until each is back to its
  * baseline descriptor count (up to 10 s). */
-static void settle(const struct usage *base, struct usage *now)
+static void
+settle(const struct usage *base, struct usage *now)
 {
 	double t0 = mono_now();
 	int ok;
@@ -204,7 +212,8 @@ static void settle(const struct usage *base, struct usage *now)
 }
 
 /* Transfers the iods saw cut off: proof the kills hit mid-request. */
-static int cut_transfers(void)
+static int
+cut_transfers(void)
 {
 	char path[PATH_MAX + 64], line[1024];
 	int n = 0;
@@ -222,7 +231,8 @@ static int cut_transfers(void)
 	return n;
 }
 
-static void test_killed_clients_leak_nothing(void **state)
+static void
+test_killed_clients_leak_nothing(void **state)
 {
 	struct usage base[NDAEMONS], now[NDAEMONS];
 	const char *rounds_env = getenv("PVFS_VANISH_ROUNDS");
@@ -258,7 +268,8 @@ static void test_killed_clients_leak_nothing(void **state)
 	free(back);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_killed_clients_leak_nothing),

@@ -75,7 +75,8 @@ static char kout[1 << 14];
 
 /* ---- the killer thread ---- */
 
-static void *killer(void *arg)
+static void *
+killer(void *arg)
 {
 	int live_fsck = *(int *)arg, rc = 0, k;
 	char victim[16];
@@ -105,7 +106,8 @@ static void *killer(void *arg)
 	return NULL;
 }
 
-static int killer_done(void)
+static int
+killer_done(void)
 {
 	int d;
 
@@ -118,7 +120,8 @@ static int killer_done(void)
 /* ---- retrying an operation across a daemon's death ---- */
 
 /* Errors a dead or restarting daemon causes; any other fails the test. */
-static int transient(int e)
+static int
+transient(int e)
 {
 	return e == ECONNREFUSED || e == ECONNRESET || e == EIO ||
 	    e == ETIMEDOUT || e == EPIPE || e == ENOTCONN || e == EAGAIN;
@@ -130,7 +133,8 @@ struct retry {
 	const char *name;
 };
 
-static void retry_start(struct retry *r, const char *what, const char *name)
+static void
+retry_start(struct retry *r, const char *what, const char *name)
 {
 	r->until = mono_now() + RETRY_SECS;
 	r->what = what;
@@ -138,7 +142,8 @@ static void retry_start(struct retry *r, const char *what, const char *name)
 }
 
 /* After a failure with errno e: wait and return to try again, or fail. */
-static void retry_after(struct retry *r, int e)
+static void
+retry_after(struct retry *r, int e)
 {
 	if (!transient(e))
 		fail_msg("%s %s: %s", r->what, r->name, strerror(e));
@@ -150,7 +155,8 @@ static void retry_after(struct retry *r, int e)
 
 /* ---- workload operations; each returns once its outcome is known ---- */
 
-static int nfiles(void)
+static int
+nfiles(void)
 {
 	int n = 0;
 
@@ -159,7 +165,8 @@ static int nfiles(void)
 	return n;
 }
 
-static struct fobj *pick_file(void)
+static struct fobj *
+pick_file(void)
 {
 	int n = nfiles(), k;
 
@@ -172,7 +179,8 @@ static struct fobj *pick_file(void)
 	return NULL;
 }
 
-static void file_reopen(struct fobj *f)
+static void
+file_reopen(struct fobj *f)
 {
 	struct retry r;
 
@@ -183,7 +191,8 @@ static void file_reopen(struct fobj *f)
 		retry_after(&r, errno);
 }
 
-static void op_create(void)
+static void
+op_create(void)
 {
 	struct fobj *f = NULL;
 	struct retry r;
@@ -203,7 +212,8 @@ static void op_create(void)
 	f->used = 1;
 }
 
-static void op_append(struct fobj *f)
+static void
+op_append(struct fobj *f)
 {
 	static unsigned char buf[MAX_APPEND];
 	size_t len = (size_t)rng_range(&rng, 1, MAX_APPEND);
@@ -224,7 +234,8 @@ static void op_append(struct fobj *f)
 	f->written += len;
 }
 
-static void op_fsync(struct fobj *f)
+static void
+op_fsync(struct fobj *f)
 {
 	struct retry r;
 
@@ -236,7 +247,8 @@ static void op_fsync(struct fobj *f)
 	f->durable = f->written;
 }
 
-static int exists(const char *path)
+static int
+exists(const char *path)
 {
 	struct stat st;
 	struct retry r;
@@ -250,7 +262,8 @@ static int exists(const char *path)
 	return 1;
 }
 
-static void op_rename(struct fobj *f)
+static void
+op_rename(struct fobj *f)
 {
 	char to[32];
 	struct retry r;
@@ -265,7 +278,8 @@ static void op_rename(struct fobj *f)
 	snprintf(f->name, sizeof(f->name), "%s", to);
 }
 
-static void op_unlink(struct fobj *f)
+static void
+op_unlink(struct fobj *f)
 {
 	struct retry r;
 
@@ -277,7 +291,8 @@ static void op_unlink(struct fobj *f)
 	f->used = 0;
 }
 
-static void op_random(void)
+static void
+op_random(void)
 {
 	uint64_t x = rng_range(&rng, 0, 99);
 	struct fobj *f = pick_file();
@@ -297,7 +312,8 @@ static void op_random(void)
 
 /* ---- checks ---- */
 
-static void check_bytes(const struct fobj *f, const unsigned char *buf,
+static void
+check_bytes(const struct fobj *f, const unsigned char *buf,
     size_t size)
 {
 	ssize_t bad = pattern_check(buf, f->durable, 0, f->seed);
@@ -317,7 +333,8 @@ static void check_bytes(const struct fobj *f, const unsigned char *buf,
 	}
 }
 
-static void check_file(const struct fobj *f)
+static void
+check_file(const struct fobj *f)
 {
 	static unsigned char buf[MAX_SIZE + 1];
 	struct stat st;
@@ -342,7 +359,8 @@ static void check_file(const struct fobj *f)
 	fig.bytes_verified += (uint64_t)n;
 }
 
-static const struct fobj *model_find(const char *name)
+static const struct fobj *
+model_find(const char *name)
 {
 	char path[PATH_MAX];
 
@@ -354,7 +372,8 @@ static const struct fobj *model_find(const char *name)
 }
 
 /* The directory holds exactly the model's names, each complete. */
-static void check_all(int cycle)
+static void
+check_all(int cycle)
 {
 	struct dirent *de;
 	PVFS_DIR *d;
@@ -383,7 +402,8 @@ static void check_all(int cycle)
 }
 
 /* "N removed" from pvfs-fsck's summary line. */
-static uint64_t fsck_removed(const char *out)
+static uint64_t
+fsck_removed(const char *out)
 {
 	const char *p = strstr(out, " orphans (");
 
@@ -393,7 +413,8 @@ static uint64_t fsck_removed(const char *out)
 }
 
 /* pvfs-fsck --repair finds orphans or not (0 or 1), then nothing (0). */
-static void check_fsck(int cycle)
+static void
+check_fsck(int cycle)
 {
 	int rc = fsck_run(&c, "--repair", (uid_t)-1, fsck_out,
 	    sizeof(fsck_out));
@@ -410,7 +431,8 @@ static void check_fsck(int cycle)
 
 /* ---- the test ---- */
 
-static void run_cycle(int cycle)
+static void
+run_cycle(int cycle)
 {
 	int live_fsck = cycle % FSCK_EVERY == FSCK_EVERY - 1, after = 0;
 	pthread_t t;
@@ -438,7 +460,8 @@ static void run_cycle(int cycle)
 	}
 }
 
-static void test_kill_restart(void **state)
+static void
+test_kill_restart(void **state)
 {
 	const char *env = getenv("PVFS_KILL_CYCLES");
 	int cycles = env != NULL ? atoi(env) : 10;
@@ -458,7 +481,8 @@ static void test_kill_restart(void **state)
 	    fig.orphans, fig.fsck_live, fig.unsynced_lost, mono_now() - t0);
 }
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "kill-restart");
 	/* The killer's choices follow from the one printed seed. */
@@ -468,7 +492,8 @@ static int group_setup(void **state)
 	return pvfs_mkdir(KR_DIR, 0755) < 0 ? -1 : 0;
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	for (int i = 0; i < MAXF; i++)
 		if (files[i].used && files[i].fd >= 0)
@@ -476,7 +501,8 @@ static int group_teardown(void **state)
 	return cluster_stop(&c);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kill_restart),

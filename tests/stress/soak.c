@@ -63,19 +63,22 @@ struct soak_result {
 	char why[256];
 };
 
-static int group_setup(void **state)
+static int
+group_setup(void **state)
 {
 	rng_init(&rng, "soak");
 	seed = rng_next(&rng);
 	return cluster_start(&c, NIODS);
 }
 
-static int group_teardown(void **state)
+static int
+group_teardown(void **state)
 {
 	return cluster_stop(&c);
 }
 
-static int __attribute__((format(printf, 2, 3)))
+static int
+__attribute__((format(printf, 2, 3)))
 soak_fail(struct soak_result *res, const char *fmt, ...)
 {
 	va_list ap;
@@ -91,13 +94,15 @@ soak_fail(struct soak_result *res, const char *fmt, ...)
 	return -1;
 }
 
-static char *slot_path(struct soak_client *k, int s, char *p)
+static char *
+slot_path(struct soak_client *k, int s, char *p)
 {
 	snprintf(p, PATH_MAX, "/pvfs/soak/c%d/f%u", k->idx, k->gen[s]);
 	return p;
 }
 
-static int op_create(struct soak_client *k, int s, struct soak_result *res)
+static int
+op_create(struct soak_client *k, int s, struct soak_result *res)
 {
 	char p[PATH_MAX];
 	int fd;
@@ -120,7 +125,8 @@ static int op_create(struct soak_client *k, int s, struct soak_result *res)
 }
 
 /* Write or read a random range of slot s. */
-static int op_io(struct soak_client *k, int s, int write,
+static int
+op_io(struct soak_client *k, int s, int write,
     struct soak_result *res)
 {
 	uint64_t off = rng_range(&k->r, 0, FILE_MAX - 1);
@@ -149,7 +155,8 @@ static int op_io(struct soak_client *k, int s, int write,
 	return pvfs_close(fd) == 0 ? 0 : soak_fail(res, "close %s", p);
 }
 
-static int op_stat(struct soak_client *k, int s, struct soak_result *res)
+static int
+op_stat(struct soak_client *k, int s, struct soak_result *res)
 {
 	char p[PATH_MAX];
 	struct stat st;
@@ -162,7 +169,8 @@ static int op_stat(struct soak_client *k, int s, struct soak_result *res)
 }
 
 /* Rename slot s to a fresh name, or over slot t's file when it exists. */
-static int op_rename(struct soak_client *k, int s, int t,
+static int
+op_rename(struct soak_client *k, int s, int t,
     struct soak_result *res)
 {
 	char from[PATH_MAX], to[PATH_MAX];
@@ -184,7 +192,8 @@ static int op_rename(struct soak_client *k, int s, int t,
 	return 0;
 }
 
-static int op_unlink(struct soak_client *k, int s, struct soak_result *res)
+static int
+op_unlink(struct soak_client *k, int s, struct soak_result *res)
 {
 	char p[PATH_MAX];
 
@@ -194,7 +203,8 @@ static int op_unlink(struct soak_client *k, int s, struct soak_result *res)
 	return 0;
 }
 
-static int op_truncate(struct soak_client *k, int s, struct soak_result *res)
+static int
+op_truncate(struct soak_client *k, int s, struct soak_result *res)
 {
 	uint64_t len = rng_range(&k->r, 0, FILE_MAX);
 	char p[PATH_MAX];
@@ -207,7 +217,8 @@ static int op_truncate(struct soak_client *k, int s, struct soak_result *res)
 }
 
 /* The listing must be exactly the model's names. */
-static int op_readdir(struct soak_client *k, struct soak_result *res)
+static int
+op_readdir(struct soak_client *k, struct soak_result *res)
 {
 	char dir[64], name[32];
 	int seen[NSLOTS] = { 0 }, n = 0, want = 0, s;
@@ -241,7 +252,8 @@ static int op_readdir(struct soak_client *k, struct soak_result *res)
 	    dir, n, want);
 }
 
-static int soak_step(struct soak_client *k, struct soak_result *res)
+static int
+soak_step(struct soak_client *k, struct soak_result *res)
 {
 	int s = (int)rng_range(&k->r, 0, NSLOTS - 1), op, rc;
 
@@ -268,7 +280,8 @@ static int soak_step(struct soak_client *k, struct soak_result *res)
 }
 
 /* The end: every file whole, the listing exact. */
-static int soak_verify(struct soak_client *k, struct soak_result *res)
+static int
+soak_verify(struct soak_client *k, struct soak_result *res)
 {
 	char p[PATH_MAX], why[256];
 	int fd;
@@ -287,7 +300,8 @@ static int soak_verify(struct soak_client *k, struct soak_result *res)
 	return op_readdir(k, res);
 }
 
-static int soak_client_run(int idx, double secs, struct soak_result *res)
+static int
+soak_client_run(int idx, double secs, struct soak_result *res)
 {
 	static struct soak_client k;
 	char dir[64];
@@ -308,7 +322,8 @@ static int soak_client_run(int idx, double secs, struct soak_result *res)
 	return soak_verify(&k, res);
 }
 
-static void measure(int *fds, long *rss)
+static void
+measure(int *fds, long *rss)
 {
 	for (int i = 0; i < NDAEMONS; i++) {
 		pid_t pid = proc_daemon_pid(&c, daemons[i]);
@@ -318,7 +333,8 @@ static void measure(int *fds, long *rss)
 	}
 }
 
-static void test_soak(void **state)
+static void
+test_soak(void **state)
 {
 	const char *env = getenv("PVFS_SOAK_SECONDS");
 	double secs = env != NULL ? atof(env) : 15, t0, dt;
@@ -370,7 +386,8 @@ static void test_soak(void **state)
 	assert_int_equal(errors, 0);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soak),

@@ -299,6 +299,7 @@ mgr_journal_init(void)
 		fatal("%s: %s", jr_path(path, jr_dir, "journal.1"), strerror(errno));
 	mgr_journal_sync_dir();
 	jr_gen = 1;
+	jr_seq = 0;
 	jr_size = MGR_HDR_LEN;
 	memset(&r, 0, sizeof(r));
 	r.type = MGR_REC_SETATTR;

@@ -241,14 +241,36 @@ batch_ends(const uint8_t *p, size_t len, size_t *ends, size_t max)
 
 enum { VIA_LOAD, VIA_OPEN };
 
-/* Load (VIA_LOAD: mgr_load_dir, strict) or start on (VIA_OPEN:
- * mgr_journal_open) the directory in a child: its exit status, with what
- * it logged in err. */
+static char self[PATH_MAX]; /* this program, which a child runs again */
+
+/* The child: load (mgr_load_dir, strict) or start on (mgr_journal_open)
+ * dir; it returns only if the load did not fail. */
+static int
+child_main(const char *via, const char *dir)
+{
+	struct mgr_load l;
+
+	mt_setup();
+	if (strcmp(via, "open") == 0) {
+		mgr_journal_open(dir);
+		return 0;
+	}
+	memset(&l, 0, sizeof(l));
+	l.dir = dir;
+	if (mgr_load_fsid(dir, &l.fsid) != 0)
+		return 3;
+	mgr_ns_init();
+	mgr_load_dir(&l);
+	return 0;
+}
+
+/* Run child_main in a new process (this program run again: under
+ * valgrind it runs natively, so the leaks of a fatal exit are not ours):
+ * its exit status, with what it logged in err. */
 static int
 child_load(int via, char *err, size_t errlen)
 {
 	char errf[PATH_MAX];
-	struct mgr_load l;
 	int status, fd;
 	pid_t pid;
 	ssize_t n;
@@ -260,17 +282,9 @@ child_load(int via, char *err, size_t errlen)
 	if ((pid = fork()) == 0) {
 		fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
-		if (via == VIA_OPEN) {
-			mgr_journal_open(meta);
-		} else {
-			memset(&l, 0, sizeof(l));
-			l.dir = meta;
-			if (mgr_load_fsid(meta, &l.fsid) != 0)
-				_exit(3);
-			mgr_ns_init();
-			mgr_load_dir(&l);
-		}
-		_exit(0);
+		execl(self, self, "--load", via == VIA_OPEN ? "open" : "load", meta,
+		    (char *)NULL);
+		_exit(127);
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -392,6 +406,7 @@ test_checkpoint_then_more(void **state)
 	mt_dump_take(&live);
 	jr_close();
 	load_compare(&live, 0);
+	mt_dump_free(&live);
 	load_dump(&l, 0, NULL, &live);
 	assert_int_equal(l.gen, 2);
 	assert_int_equal(l.snap_format, 2);
@@ -661,8 +676,9 @@ test_salvage(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	ssize_t n;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_replay_matches_live, setup,
 		    teardown),
@@ -679,5 +695,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_salvage, setup, teardown),
 	};
 
+	if (argc == 4 && strcmp(argv[1], "--load") == 0)
+		return child_main(argv[2], argv[3]);
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return 1;
+	self[n] = '\0';
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@ check_LTLIBRARIES += tests/libpvfs-harness.la
 tests_libpvfs_harness_la_SOURCES = \
 	tests/integration/cluster.c tests/integration/cluster.h \
 	tests/integration/procinfo.c tests/integration/procinfo.h \
-	tests/integration/fsck-run.c tests/integration/fsck-run.h
+	tests/integration/fsck-run.c tests/integration/fsck-run.h \
+	tests/unit/mgr-test.c tests/unit/mgr-test.h
 AM_CFLAGS += $(CMOCKA_CFLAGS)
 HARNESS = tests/libpvfs-harness.la
 TEST_LIBS = libpvfs-common.la $(CMOCKA_LIBS) $(PTHREAD_LIBS)
@@ -17,9 +18,13 @@ LDADD = $(HARNESS) libpvfs.la $(TEST_LIBS)
 UNIT_TESTS = tests/unit/test_stripe tests/unit/test_proto \
 	tests/unit/test_common tests/unit/test_siphash tests/unit/test_listio \
 	tests/unit/test_config tests/unit/test_peer_limit \
-	tests/unit/test_mgr_record tests/unit/test_iod_store
+	tests/unit/test_mgr_record tests/unit/test_mgr_ns \
+	tests/unit/test_mgr_journal tests/unit/test_iod_store
 # ... of a daemon's internals: linked with its convenience library.
-tests_unit_test_mgr_record_LDADD = libpvfs-mgr.la $(LDADD)
+MGR_TEST_LIBS = $(HARNESS) libpvfs-mgr.la libpvfs.la $(TEST_LIBS)
+tests_unit_test_mgr_record_LDADD = $(MGR_TEST_LIBS)
+tests_unit_test_mgr_ns_LDADD = $(MGR_TEST_LIBS)
+tests_unit_test_mgr_journal_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_iod_store_LDADD = libpvfs-iod.la $(LDADD)
 
 # Integration tests: a cluster of real daemons per test.

@@ -144,7 +144,9 @@ mgr_journal_create(const char *dir, uint64_t fsid, uint64_t gen, int *fdp,
 
 struct jr_snap {
 	int fd;
-	uint64_t salt, seq, count;
+	uint64_t salt, seq;
+	uint64_t count;  /* records, which the END record gives */
+	uint64_t inodes;
 	struct mgr_batch batch;
 };
 
@@ -158,6 +160,26 @@ jr_snap_flush(struct jr_snap *s)
 		return -1;
 	mgr_batch_reset(&s->batch);
 	return 0;
+}
+
+static void
+jr_snap_add(struct jr_snap *s, const struct mgr_rec *r)
+{
+	mgr_batch_add(&s->batch, r);
+	s->count++;
+}
+
+/* The root has no create record: SETATTRs carry its attributes.  A
+ * SETATTR dates the setting of mtime (mset_ns) with its ctime field, so
+ * the first one is dated mset_ns and a second sets the real ctime. */
+static void
+jr_snap_root(struct jr_snap *s, struct mgr_rec *r, const struct mgr_inode *in)
+{
+	r->ctime_ns = in->mset_ns;
+	jr_snap_add(s, r);
+	r->mask = MGR_REC_CTIME;
+	r->ctime_ns = in->ctime_ns;
+	jr_snap_add(s, r);
 }
 
 /* One inode as the record that recreates it, with its current attributes;
@@ -190,8 +212,11 @@ jr_snap_emit(const struct mgr_inode *in, void *arg)
 	}
 	if (in->dir != NULL)
 		r.next_cookie = in->dir->next_cookie;
-	mgr_batch_add(&s->batch, &r);
-	s->count++;
+	if (in->de == NULL)
+		jr_snap_root(s, &r, in);
+	else
+		jr_snap_add(s, &r);
+	s->inodes++;
 	return s->batch.buf.len >= JR_SNAP_CHUNK ? jr_snap_flush(s) : 0;
 }
 
@@ -236,7 +261,7 @@ mgr_journal_snapshot(const char *dir, const char *name, uint64_t fsid,
 	if (rc != 0)
 		unlink(path);
 	pvfs_buf_free(&s.batch.buf);
-	*count = s.count;
+	*count = s.inodes;
 	errno = err;
 	return rc;
 }
@@ -299,6 +324,7 @@ mgr_journal_init(void)
 		fatal("%s: %s", jr_path(path, jr_dir, "journal.1"), strerror(errno));
 	mgr_journal_sync_dir();
 	jr_gen = 1;
+	jr_seq = 0;
 	jr_size = MGR_HDR_LEN;
 	memset(&r, 0, sizeof(r));
 	r.type = MGR_REC_SETATTR;

@@ -296,8 +296,8 @@ load_snapshot(struct mgr_load *l, int fd)
 		load_damage(l, "%s: no end record (%" PRIu64 " records read)", path,
 		    s.count);
 	munmap(p, len);
-	log_info("%s: %" PRIu64 " inodes, generation %" PRIu64, path, s.count,
-	    l->gen);
+	log_info("%s: %" PRIu64 " inodes, generation %" PRIu64, path,
+	    mgr_ns_count(), l->gen);
 }
 
 /* ---- journal ---- */

@@ -199,6 +199,7 @@ mgr_ns_free(void)
 	ns_dtab = NULL;
 	ns_root = NULL;
 	ns_icount = ns_dcount = 0;
+	ns_next_ino = NS_ROOT_INO + 1; /* for the next mgr_ns_init() */
 }
 
 struct mgr_inode *

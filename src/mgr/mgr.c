@@ -27,8 +27,6 @@
 #define MGR_JOURNAL_MAX (64ull << 20)
 #define MGR_IODTAB_MAX (1u << 20)
 
-struct mgr_server mgr;
-
 static struct {
 	int foreground;
 	const char *metadir, *listen, *iodtab, *keyfile;

@@ -11,7 +11,8 @@
 
 #include "common.h"
 
-/* ---- mgr.c: options, start-up, the loop ---- */
+/* ---- mgr-server.c: the daemon's settings (mgr.c: options, start-up,
+ * the loop) ---- */
 struct mgr_server {
 	struct ev_loop *loop;
 	const char *metadir;

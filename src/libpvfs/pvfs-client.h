@@ -124,7 +124,7 @@ struct pvfs_space_info {
 	uint64_t bsize, blocks, bfree, bavail;
 };
 /* One iod as the mgr sees it (pvfs-ping). */
-enum pvfs_iod_state {
+enum pvfs_admin_iod_state {
 	PVFS_IOD_STATE_PENDING,      /* not heard from yet */
 	PVFS_IOD_STATE_OK,
 	PVFS_IOD_STATE_UNREACHABLE,
@@ -132,9 +132,9 @@ enum pvfs_iod_state {
 	PVFS_IOD_STATE_BADLABEL,
 	PVFS_IOD_STATE_PROTO,
 };
-struct pvfs_iod_view {
+struct pvfs_admin_iodstat {
 	uint32_t index;
-	unsigned state;              /* enum pvfs_iod_state, or newer */
+	unsigned state;              /* enum pvfs_admin_iod_state, or newer */
 	char host[256];
 	uint16_t port;
 	int heard;                   /* the fields below are known */
@@ -145,26 +145,62 @@ struct pvfs_iod_view {
 	char why[128];               /* the last failure, "" if none */
 };
 
+/* One file system, as the tools see it: the mgr, each iod, and for
+ * pvfs-fsck an ADMIN capability renewed when it expires. */
+struct pvfs_admin;
+
+/* A live inode as the mgr lists it (pvfs-fsck). */
+struct pvfs_ino_info {
+	uint64_t ino, gen;
+	uint32_t base, pcount, ssize;
+};
+/* A stripe file as an iod lists it. */
+struct pvfs_stripe_info {
+	uint64_t ino, gen;
+	uint64_t size;               /* bytes of the stripe file */
+};
+
 /* The protocol version this library speaks. */
 uint32_t pvfs_admin_proto_version(void);
-/* The file system of path (or pvfs://host:port/ URL): the number of its
- * iods, and its mgr's "host:port" in mgr (may be NULL). */
-int pvfs_admin_fs(const char *path, uint32_t *niods, char *mgr, size_t len);
-/* "host:port" of iod i of path's file system. */
-int pvfs_admin_iod_addr(const char *path, uint32_t i, char *addr, size_t len);
-int pvfs_admin_attr(const char *path, struct pvfs_attr_info *a);
+/* The file system of path (or pvfs://host:port/ URL); nothing is asked
+ * of its daemons yet. */
+struct pvfs_admin *pvfs_admin_open(const char *path);
+void pvfs_admin_close(struct pvfs_admin *a);
+/* "host:port" of the mgr, of iod i (brackets around an IPv6 host). */
+void pvfs_admin_mgr_addr(struct pvfs_admin *a, char *addr, size_t len);
+int pvfs_admin_iod_addr(struct pvfs_admin *a, uint32_t i, char *addr,
+    size_t len);
+/* The number of iods (asks the mgr once). */
+int pvfs_admin_niods(struct pvfs_admin *a, uint32_t *n);
+/* Ping the mgr or iod i on a fresh connection. */
+int pvfs_admin_mgr_ping(struct pvfs_admin *a, struct pvfs_ping_info *p);
+int pvfs_admin_iod_ping(struct pvfs_admin *a, uint32_t i,
+    struct pvfs_ping_info *p);
+int pvfs_admin_iod_space(struct pvfs_admin *a, uint32_t i,
+    struct pvfs_space_info *s);
+/* The mgr's view of every iod: a malloc'd array in *v, its length in *n. */
+int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
+    uint32_t *n);
+/* pvfs-fsck: the live inodes of [first, first + count) (count at most
+ * PVFS_ADMIN_INOLIST_SPAN), ascending; the stripe files of subdirectory
+ * sub (0..255) of iod i after (after_ino, after_gen), ascending, with
+ * *eof set after the last; removing the stripe file (ino, gen) of iod i.
+ * Arrays are malloc'd. */
+#define PVFS_ADMIN_INOLIST_SPAN 16384
+int pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
+    struct pvfs_ino_info **v, uint32_t *n);
+int pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
+    uint64_t after_ino, uint64_t after_gen, struct pvfs_stripe_info **v,
+    uint32_t *n, int *eof);
+int pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino,
+    uint64_t gen);
+
+/* A file's identity and distribution, by path. */
+int pvfs_admin_attr(const char *path, struct pvfs_attr_info *attr);
 /* Ask each of a regular file's iods what it holds: parts has room for
  * max entries; the number filled (the file's pcount), or -1. */
 int pvfs_admin_parts(const char *path, struct pvfs_part_info *parts,
     uint32_t max);
-/* Ping the mgr or iod i of path's file system on a fresh connection. */
-int pvfs_admin_mgr_ping(const char *path, struct pvfs_ping_info *p);
-int pvfs_admin_iod_ping(const char *path, uint32_t i, struct pvfs_ping_info *p);
-int pvfs_admin_iod_space(const char *path, uint32_t i,
-    struct pvfs_space_info *s);
-/* The mgr's view of every iod: a malloc'd array in *v, its length in *n. */
-int pvfs_admin_iod_views(const char *path, struct pvfs_iod_view **v,
-    uint32_t *n);
 
 /* ---- client.c: the pvfstab ---- */
 

@@ -18,6 +18,12 @@
 
 #define ADMIN_BODY_MAX 256 /* larger replies (IOD_LIST) go to the heap */
 
+/* What one iod holds of a file (IOD_SIZE of its part). */
+struct admin_part {
+	uint32_t iod, rel;
+	struct pvfs_iod_size_rep size;
+};
+
 static int64_t
 admin_now_us(void)
 {
@@ -110,7 +116,7 @@ admin_fs(const char *path, struct client_fs **fs)
 	return client_fs_info(*fs);
 }
 
-int
+static int
 admin_stat(const char *path, struct client_fs **fs,
     struct pvfs_mgr_attrcap_rep *rep)
 {
@@ -123,7 +129,7 @@ admin_stat(const char *path, struct client_fs **fs,
 	return conn_rpc(*fs, PVFS_MGR_STAT, &req, rep);
 }
 
-int
+static int
 admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct admin_part *parts)
 {
@@ -150,7 +156,7 @@ admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	return 0;
 }
 
-int
+static int
 admin_mgr_ping(struct client_fs *fs, struct pvfs_mgr_ping_rep *rep,
     int64_t *rtt_us)
 {
@@ -171,7 +177,7 @@ admin_iod_check(struct client_fs *fs, uint32_t i)
 	return 0;
 }
 
-int
+static int
 admin_iod_ping(struct client_fs *fs, uint32_t i, struct pvfs_iod_ping_rep *rep,
     int64_t *rtt_us)
 {
@@ -182,7 +188,7 @@ admin_iod_ping(struct client_fs *fs, uint32_t i, struct pvfs_iod_ping_rep *rep,
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_PING, &req, rep, rtt_us);
 }
 
-int
+static int
 admin_iod_statfs(struct client_fs *fs, uint32_t i,
     struct pvfs_iod_statfs_rep *rep)
 {
@@ -191,15 +197,6 @@ admin_iod_statfs(struct client_fs *fs, uint32_t i,
 	if (admin_iod_check(fs, i) != 0)
 		return -1;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_STATFS, &req, rep, NULL);
-}
-
-void
-admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out, size_t len)
-{
-	const struct conn_pool *p = &fs->iods[i];
-
-	snprintf(out, len, strchr(p->host, ':') ? "[%s]:%u" : "%s:%u", p->host,
-	    p->port);
 }
 
 int
@@ -215,7 +212,7 @@ admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
 	return conn_rpc(fs, PVFS_MGR_INOLIST, &req, rep);
 }
 
-int
+static int
 admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
 {
 	struct pvfs_mgr_cred_req req;
@@ -225,7 +222,7 @@ admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
 	return conn_rpc(fs, PVFS_MGR_IODSTATUS, &req, rep);
 }
 
-int
+static int
 admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
     uint32_t sub, uint64_t after, uint64_t after_gen,
     struct pvfs_iod_list_rep *rep)
@@ -243,7 +240,7 @@ admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_LIST, &req, rep, NULL);
 }
 
-int
+static int
 admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
     uint64_t ino, uint64_t gen)
 {

@@ -238,47 +238,13 @@ int meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 int meta_setattr_req(const struct pvfs_setattr *sa,
     struct pvfs_mgr_setattr_req *req);
 
-/* ---- admin.c: per-daemon queries for the shell tools ---- */
-/* What one iod holds of a file (IOD_SIZE of its part). */
-struct admin_part {
-	uint32_t iod, rel;
-	struct pvfs_iod_size_rep size;
-};
-
-/* MGR_STAT by path: attributes, distribution and a SIZE capability. */
-int admin_stat(const char *path, struct client_fs **fs,
-    struct pvfs_mgr_attrcap_rep *rep);
-/* Ask each of a regular file's pcount iods what it holds; parts has
- * r->attr.dist.pcount entries, in relative order. */
-int admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
-    struct admin_part *parts);
+/* ---- admin.c: per-daemon queries (the tools' calls are in
+ * pvfs-client.h); these two are for tests/integration/test_fsck ---- */
 /* The file system a path (or URL) lies in, with its iod table loaded. */
 int admin_fs(const char *path, struct client_fs **fs);
-/* Ping the mgr or iod i on a fresh connection; *rtt_us is the round trip
- * of the request (connect excluded).  0 or -1 with errno. */
-int admin_mgr_ping(struct client_fs *fs, struct pvfs_mgr_ping_rep *rep,
-    int64_t *rtt_us);
-int admin_iod_ping(struct client_fs *fs, uint32_t i, struct pvfs_iod_ping_rep *rep,
-    int64_t *rtt_us);
-/* IOD_STATFS of iod i alone (sizes in bytes). */
-int admin_iod_statfs(struct client_fs *fs, uint32_t i,
-    struct pvfs_iod_statfs_rep *rep);
-/* "host:port" of iod i (brackets around an IPv6 host). */
-void admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out,
-    size_t len);
-/* pvfs-fsck: MGR_INOLIST of [first, first + count), IOD_LIST of one
- * subdirectory of iod i after the stripe file (after, after_gen), and
- * IOD_PURGE of the orphan stripe file (ino, gen), with the ADMIN
- * capability MGR_INOLIST returned.  Free the replies' arrays with
- * pvfs_msg_free. */
+/* MGR_INOLIST of [first, first + count), with the ADMIN capability (free
+ * the reply's array with pvfs_msg_free). */
 int admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
     struct pvfs_mgr_inolist_rep *rep);
-/* MGR_IODSTATUS: the mgr's view of each iod (free with pvfs_msg_free). */
-int admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep);
-int admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint32_t sub, uint64_t after, uint64_t after_gen,
-    struct pvfs_iod_list_rep *rep);
-int admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint64_t ino, uint64_t gen);
 
 #endif /* PVFS_INTERNAL_H */

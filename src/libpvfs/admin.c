@@ -18,6 +18,12 @@
 
 #define ADMIN_BODY_MAX 256 /* larger replies (IOD_LIST) go to the heap */
 
+/* What one iod holds of a file (IOD_SIZE of its part). */
+struct admin_part {
+	uint32_t iod, rel;
+	struct pvfs_iod_size_rep size;
+};
+
 static int64_t
 admin_now_us(void)
 {
@@ -110,7 +116,7 @@ admin_fs(const char *path, struct client_fs **fs)
 	return client_fs_info(*fs);
 }
 
-int
+static int
 admin_stat(const char *path, struct client_fs **fs,
     struct pvfs_mgr_attrcap_rep *rep)
 {
@@ -123,7 +129,7 @@ admin_stat(const char *path, struct client_fs **fs,
 	return conn_rpc(*fs, PVFS_MGR_STAT, &req, rep);
 }
 
-int
+static int
 admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct admin_part *parts)
 {
@@ -150,7 +156,7 @@ admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	return 0;
 }
 
-int
+static int
 admin_mgr_ping(struct client_fs *fs, struct pvfs_mgr_ping_rep *rep,
     int64_t *rtt_us)
 {
@@ -171,7 +177,7 @@ admin_iod_check(struct client_fs *fs, uint32_t i)
 	return 0;
 }
 
-int
+static int
 admin_iod_ping(struct client_fs *fs, uint32_t i, struct pvfs_iod_ping_rep *rep,
     int64_t *rtt_us)
 {
@@ -182,7 +188,7 @@ admin_iod_ping(struct client_fs *fs, uint32_t i, struct pvfs_iod_ping_rep *rep,
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_PING, &req, rep, rtt_us);
 }
 
-int
+static int
 admin_iod_statfs(struct client_fs *fs, uint32_t i,
     struct pvfs_iod_statfs_rep *rep)
 {
@@ -191,15 +197,6 @@ admin_iod_statfs(struct client_fs *fs, uint32_t i,
 	if (admin_iod_check(fs, i) != 0)
 		return -1;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_STATFS, &req, rep, NULL);
-}
-
-void
-admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out, size_t len)
-{
-	const struct conn_pool *p = &fs->iods[i];
-
-	snprintf(out, len, strchr(p->host, ':') ? "[%s]:%u" : "%s:%u", p->host,
-	    p->port);
 }
 
 int
@@ -215,7 +212,7 @@ admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
 	return conn_rpc(fs, PVFS_MGR_INOLIST, &req, rep);
 }
 
-int
+static int
 admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
 {
 	struct pvfs_mgr_cred_req req;
@@ -225,7 +222,7 @@ admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
 	return conn_rpc(fs, PVFS_MGR_IODSTATUS, &req, rep);
 }
 
-int
+static int
 admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
     uint32_t sub, uint64_t after, uint64_t after_gen,
     struct pvfs_iod_list_rep *rep)
@@ -243,7 +240,7 @@ admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_LIST, &req, rep, NULL);
 }
 
-int
+static int
 admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
     uint64_t ino, uint64_t gen)
 {
@@ -257,4 +254,293 @@ admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	req.ino = ino;
 	req.gen = gen;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_PURGE, &req, &rep, NULL);
+}
+
+/* ---- the tools' calls, with library structs (pvfs-client.h) ---- */
+
+_Static_assert(PVFS_ADMIN_INOLIST_SPAN == PVFS_INOLIST_SPAN,
+    "PVFS_ADMIN_INOLIST_SPAN differs from the protocol's");
+
+struct pvfs_admin {
+	struct client_fs *fs;
+	int have_cap;
+	struct pvfs_cap cap;       /* ADMIN, from the latest MGR_INOLIST */
+};
+
+uint32_t
+pvfs_admin_proto_version(void)
+{
+	return PVFS_PROTO_VERSION;
+}
+
+struct pvfs_admin *
+pvfs_admin_open(const char *path)
+{
+	char inner[PVFS_PATH_MAX + 1];
+	struct pvfs_admin *a;
+	struct client_fs *fs;
+
+	if (client_resolve(path, &fs, inner) != 0)
+		return NULL;
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	a->fs = fs;
+	return a;
+}
+
+void
+pvfs_admin_close(struct pvfs_admin *a)
+{
+	free(a);
+}
+
+static void
+admin_addr(const struct conn_pool *p, char *out, size_t len)
+{
+	snprintf(out, len, strchr(p->host, ':') ? "[%s]:%u" : "%s:%u", p->host,
+	    p->port);
+}
+
+void
+pvfs_admin_mgr_addr(struct pvfs_admin *a, char *addr, size_t len)
+{
+	admin_addr(&a->fs->mgr, addr, len);
+}
+
+int
+pvfs_admin_iod_addr(struct pvfs_admin *a, uint32_t i, char *addr, size_t len)
+{
+	if (admin_iod_check(a->fs, i) != 0)
+		return -1;
+	admin_addr(&a->fs->iods[i], addr, len);
+	return 0;
+}
+
+int
+pvfs_admin_niods(struct pvfs_admin *a, uint32_t *n)
+{
+	if (client_fs_info(a->fs) != 0)
+		return -1;
+	*n = a->fs->niods;
+	return 0;
+}
+
+int
+pvfs_admin_mgr_ping(struct pvfs_admin *a, struct pvfs_ping_info *p)
+{
+	struct pvfs_mgr_ping_rep rep;
+
+	memset(p, 0, sizeof(*p));
+	if (admin_mgr_ping(a->fs, &rep, &p->rtt_us) != 0)
+		return -1;
+	p->version = rep.version;
+	p->uptime_s = rep.uptime_s;
+	p->fsid = rep.fsid;
+	return 0;
+}
+
+int
+pvfs_admin_iod_ping(struct pvfs_admin *a, uint32_t i, struct pvfs_ping_info *p)
+{
+	struct pvfs_iod_ping_rep rep;
+
+	memset(p, 0, sizeof(*p));
+	if (admin_iod_ping(a->fs, i, &rep, &p->rtt_us) != 0)
+		return -1;
+	p->version = rep.version;
+	p->uptime_s = rep.uptime_s;
+	return 0;
+}
+
+int
+pvfs_admin_iod_space(struct pvfs_admin *a, uint32_t i,
+    struct pvfs_space_info *s)
+{
+	struct pvfs_iod_statfs_rep rep;
+
+	memset(s, 0, sizeof(*s));
+	if (admin_iod_statfs(a->fs, i, &rep) != 0)
+		return -1;
+	s->bsize = rep.bsize;
+	s->blocks = rep.blocks;
+	s->bfree = rep.bfree;
+	s->bavail = rep.bavail;
+	return 0;
+}
+
+static void
+admin_view(const struct pvfs_iodstat_wire *w, struct pvfs_admin_iodstat *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->index = w->index;
+	v->state = w->state;
+	snprintf(v->host, sizeof(v->host), "%s", w->host);
+	v->port = w->port;
+	v->heard = w->age_s != UINT32_MAX;
+	v->fsid = w->fsid;
+	v->label_index = w->label_index;
+	snprintf(v->uuid, sizeof(v->uuid), "%s", w->uuid);
+	v->skew_ms = w->skew_ms;
+	snprintf(v->why, sizeof(v->why), "%s", w->why);
+}
+
+int
+pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
+    uint32_t *n)
+{
+	struct pvfs_mgr_iodstatus_rep rep;
+	uint32_t i;
+
+	memset(&rep, 0, sizeof(rep));
+	if (admin_iodstatus(a->fs, &rep) != 0)
+		return -1;
+	*n = rep.n;
+	if ((*v = calloc(rep.n ? rep.n : 1, sizeof(**v))) == NULL) {
+		pvfs_msg_free(PVFS_MGR_IODSTATUS, 1, &rep);
+		return -1;
+	}
+	for (i = 0; i < rep.n; i++)
+		admin_view(&rep.iods[i], &(*v)[i]);
+	pvfs_msg_free(PVFS_MGR_IODSTATUS, 1, &rep);
+	return 0;
+}
+
+int
+pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
+    struct pvfs_ino_info **v, uint32_t *n)
+{
+	struct pvfs_mgr_inolist_rep rep;
+	uint32_t i;
+
+	if (admin_inolist(a->fs, first, count, &rep) != 0)
+		return -1;
+	a->cap = rep.cap;
+	a->have_cap = 1;
+	*n = rep.n;
+	if ((*v = calloc(rep.n ? rep.n : 1, sizeof(**v))) == NULL) {
+		pvfs_msg_free(PVFS_MGR_INOLIST, 1, &rep);
+		return -1;
+	}
+	for (i = 0; i < rep.n; i++) {
+		(*v)[i].ino = rep.inos[i].ino;
+		(*v)[i].gen = rep.inos[i].gen;
+		(*v)[i].base = rep.inos[i].dist.base;
+		(*v)[i].pcount = rep.inos[i].dist.pcount;
+		(*v)[i].ssize = rep.inos[i].dist.ssize;
+	}
+	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &rep);
+	return 0;
+}
+
+/* A capability outlives any sane scan, but a very long one gets a new one
+ * from the mgr rather than failing.  0 or -1. */
+static int
+admin_cap_refresh(struct pvfs_admin *a)
+{
+	struct pvfs_mgr_inolist_rep rep;
+
+	if (admin_inolist(a->fs, 0, 0, &rep) != 0)
+		return -1;
+	a->cap = rep.cap;
+	a->have_cap = 1;
+	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &rep);
+	return 0;
+}
+
+static int
+admin_list_once(struct pvfs_admin *a, uint32_t i, uint32_t sub,
+    uint64_t after_ino, uint64_t after_gen, struct pvfs_iod_list_rep *rep)
+{
+	return admin_iod_list(a->fs, i, &a->cap, sub, after_ino, after_gen, rep);
+}
+
+int
+pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
+    uint64_t after_ino, uint64_t after_gen, struct pvfs_stripe_info **v,
+    uint32_t *n, int *eof)
+{
+	struct pvfs_iod_list_rep rep;
+	uint32_t k;
+
+	if (!a->have_cap && admin_cap_refresh(a) != 0)
+		return -1;
+	/* A refused capability that merely expired is renewed once. */
+	if (admin_list_once(a, i, sub, after_ino, after_gen, &rep) != 0 &&
+	    (errno != EKEYEXPIRED || admin_cap_refresh(a) != 0 ||
+	    admin_list_once(a, i, sub, after_ino, after_gen, &rep) != 0))
+		return -1;
+	*n = rep.n;
+	*eof = rep.eof;
+	if ((*v = calloc(rep.n ? rep.n : 1, sizeof(**v))) == NULL) {
+		pvfs_msg_free(PVFS_IOD_LIST, 1, &rep);
+		return -1;
+	}
+	for (k = 0; k < rep.n; k++) {
+		(*v)[k].ino = rep.ents[k].ino;
+		(*v)[k].gen = rep.ents[k].gen;
+		(*v)[k].size = rep.ents[k].size;
+	}
+	pvfs_msg_free(PVFS_IOD_LIST, 1, &rep);
+	return 0;
+}
+
+int
+pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino, uint64_t gen)
+{
+	if (!a->have_cap && admin_cap_refresh(a) != 0)
+		return -1;
+	if (admin_iod_purge(a->fs, i, &a->cap, ino, gen) == 0)
+		return 0;
+	if (errno != EKEYEXPIRED || admin_cap_refresh(a) != 0)
+		return -1;
+	return admin_iod_purge(a->fs, i, &a->cap, ino, gen);
+}
+
+int
+pvfs_admin_attr(const char *path, struct pvfs_attr_info *attr)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (admin_stat(path, &fs, &rep) != 0)
+		return -1;
+	memset(attr, 0, sizeof(*attr));
+	attr->fsid = rep.cap.fsid;
+	attr->ino = rep.attr.ino;
+	attr->gen = rep.cap.gen;
+	attr->mode = (mode_t)rep.attr.mode;
+	attr->base = rep.attr.dist.base;
+	attr->pcount = rep.attr.dist.pcount;
+	attr->ssize = rep.attr.dist.ssize;
+	return 0;
+}
+
+int
+pvfs_admin_parts(const char *path, struct pvfs_part_info *parts, uint32_t max)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct admin_part *ap;
+	struct client_fs *fs;
+	uint32_t i, n;
+
+	if (admin_stat(path, &fs, &rep) != 0)
+		return -1;
+	if ((n = rep.cap.dist.pcount) > max) {
+		errno = ERANGE;
+		return -1;
+	}
+	if ((ap = calloc(n ? n : 1, sizeof(*ap))) == NULL)
+		return -1;
+	if (admin_file_parts(fs, &rep, ap) != 0) {
+		free(ap);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		parts[i].rel = ap[i].rel;
+		parts[i].iod = ap[i].iod;
+		parts[i].local_size = ap[i].size.local_size;
+		parts[i].blocks = ap[i].size.blocks;
+	}
+	free(ap);
+	return (int)n;
 }

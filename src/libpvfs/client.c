@@ -59,6 +59,7 @@ client_atfork_prepare(void)
 {
 	pthread_mutex_lock(&client_lock);
 	file_atfork_prepare();
+	pvfs_file_atfork_prepare();
 	conn_atfork_prepare();
 }
 
@@ -66,6 +67,7 @@ static void
 client_atfork_parent(void)
 {
 	conn_atfork_parent();
+	pvfs_file_atfork_parent();
 	file_atfork_parent();
 	pthread_mutex_unlock(&client_lock);
 }
@@ -74,6 +76,7 @@ static void
 client_atfork_child(void)
 {
 	conn_atfork_child();
+	pvfs_file_atfork_child();
 	file_atfork_child();
 	pthread_mutex_unlock(&client_lock);
 }
@@ -187,6 +190,86 @@ client_tab_status(const char **path, const char **cause)
 		return 0;
 	*cause = client_load_cause;
 	return client_load_errno == EINVAL ? EINVAL : ENOENT;
+}
+
+int
+pvfs_tab_status(const char **path, const char **cause)
+{
+	return client_tab_status(path, cause);
+}
+
+/* Read now, not cached: the preload shim asks before anything else and
+ * the tools list every file system. */
+int
+pvfs_tab_prefixes(char ***out, char **cause)
+{
+	const char *path = pvfs_tab_path();
+	struct pvfs_tab_entry *tab = NULL;
+	char *text;
+	int i, n;
+
+	*out = NULL;
+	*cause = NULL;
+	if ((text = pvfs_config_read(path, CLIENT_TAB_MAX, cause)) == NULL)
+		return -1;
+	n = pvfs_tab_parse(text, path, &tab, cause);
+	free(text);
+	if (n < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((*out = calloc((size_t)n + 1, sizeof(**out))) == NULL) {
+		free(tab);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (((*out)[i] = strdup(tab[i].prefix)) == NULL) {
+			pvfs_free_list(*out);
+			*out = NULL;
+			free(tab);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	free(tab);
+	return n;
+}
+
+void
+pvfs_free_list(char **list)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; list[i] != NULL; i++)
+		free(list[i]);
+	free(list);
+}
+
+int
+pvfs_path_is_root(const char *path)
+{
+	char inner[PVFS_PATH_MAX + 1];
+	struct client_fs *fs;
+
+	return client_resolve(path, &fs, inner) == 0 && strcmp(inner, "/") == 0;
+}
+
+long
+pvfs_pathconf_limit(int name)
+{
+	switch (name) {
+	case _PC_NAME_MAX:
+		return PVFS_NAME_MAX;
+	case _PC_PATH_MAX:
+		return PVFS_PATH_MAX;
+	case _PC_LINK_MAX:
+		return 1;
+	default:
+		return -1;
+	}
 }
 
 /* Append component c (n bytes) to out, or drop the last one for "..". */
@@ -586,6 +669,12 @@ int
 client_detail_err(void)
 {
 	return client_detail[0] != '\0' ? client_detail_errno : 0;
+}
+
+int
+pvfs_error_detail_errno(void)
+{
+	return client_detail_err();
 }
 
 const char *

@@ -25,12 +25,8 @@
 static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t conn_reqid_ctr;
 
-/* Socket placement for the preload shim: sockets move to descriptors at or
- * above the floor and are marked in a bitmap (lock-free reads), so the
- * program's close/dup2 can be refused on them.  Floor 0: left in place. */
-#define CONN_OWN_MAX 65536
-static int conn_fd_floor;
-static uint8_t conn_own_map[CONN_OWN_MAX / 8];
+/* Set once before use (the preload shim places and marks our sockets). */
+static struct pvfs_socket_hooks conn_hooks;
 
 static void conn_pool_own(struct conn_pool *p, pid_t pid);
 
@@ -131,50 +127,23 @@ conn_pop(struct conn_pool *p, char *host, uint16_t *port)
 }
 
 void
-conn_set_fd_floor(int floor)
+pvfs_set_socket_hooks(const struct pvfs_socket_hooks *h)
 {
-	conn_fd_floor = floor > 0 ? floor : 0;
+	conn_hooks = *h;
 }
 
-static void
-conn_own_mark(int fd, int on)
-{
-	int i = fd - conn_fd_floor;
-
-	if (conn_fd_floor == 0 || i < 0 || i >= CONN_OWN_MAX)
-		return;
-	if (on)
-		__atomic_or_fetch(&conn_own_map[i / 8], 1u << (i % 8), __ATOMIC_RELAXED);
-	else
-		__atomic_and_fetch(&conn_own_map[i / 8], ~(1u << (i % 8)), __ATOMIC_RELAXED);
-}
-
-int
-conn_is_own_fd(int fd)
-{
-	int i = fd - conn_fd_floor;
-
-	if (conn_fd_floor == 0 || i < 0 || i >= CONN_OWN_MAX)
-		return 0;
-	return (__atomic_load_n(&conn_own_map[i / 8], __ATOMIC_RELAXED) >> (i % 8)) & 1;
-}
-
-/* Move a new socket to the floor (keeping CLOEXEC); on failure it stays. */
+/* A new socket to the hook, which may move it (keeping CLOEXEC). */
 static int
 conn_place(int fd)
 {
-	int nfd;
+	return conn_hooks.open != NULL ? conn_hooks.open(fd) : fd;
+}
 
-	if (conn_fd_floor == 0)
-		return fd;
-	if (fd < conn_fd_floor &&
-	    (nfd = fcntl(fd, F_DUPFD_CLOEXEC, conn_fd_floor)) != -1) {
-		close(fd);
-		fd = nfd;
-	}
-	/* Ours wherever it landed: the program must not close or dup2 onto it. */
-	conn_own_mark(fd, 1);
-	return fd;
+static void
+conn_unplace(int fd)
+{
+	if (conn_hooks.close != NULL)
+		conn_hooks.close(fd);
 }
 
 /* No request is outstanding on an idle socket, so anything readable means
@@ -241,7 +210,7 @@ conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 		return -1;
 	fd = conn_place(fd);
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		conn_own_mark(fd, 0);
+		conn_unplace(fd);
 		close(fd);
 		return -1;
 	}
@@ -271,7 +240,7 @@ conn_close(struct pvfs_conn *c)
 {
 	if (c == NULL)
 		return;
-	conn_own_mark(c->fd, 0);
+	conn_unplace(c->fd);
 	close(c->fd);
 	free(c);
 }

@@ -167,34 +167,21 @@ listio_prepare(const struct listio_args *a, struct listio *l)
  * round's work bounds that of every iod's part).  A short read (end of
  * file) ends the call. */
 static ssize_t
-listio_run(struct file_open *of, int write, struct listio *l)
-{
-	struct io_file f;
-	ssize_t got;
-
-	file_io(of, &f);
-	got = file_segs_rounds(&f, write, l->seg, l->nseg, l->iov, l->iovcnt);
-	if (got > 0 && write && file_sync_after_write(of, &f) != 0)
-		got = -1;
-	file_io_done(of, &f);
-	return got;
-}
-
-static ssize_t
 listio_do(int fd, int write, struct listio *l, uint64_t limit)
 {
-	struct file_open *of;
+	struct file_desc *d;
 	ssize_t n = -1;
 
 	if (l->total > limit) {
 		errno = EOVERFLOW;
 		return -1;
 	}
-	if ((of = file_get(fd)) == NULL)
+	if ((d = file_get(fd)) == NULL)
 		return -1;
-	if (file_check_access(of, write) == 0)
-		n = l->total == 0 ? 0 : listio_run(of, write, l);
-	file_put(of);
+	if (pvfs_file_access(d->f, write) == 0)
+		n = l->total == 0 ? 0 : pvfs_file_segs(d->f, write, l->seg,
+		    l->nseg, l->iov, l->iovcnt);
+	file_put(d);
 	return n;
 }
 

@@ -122,19 +122,13 @@ pvfs_lstat(const char *path, struct stat *st)
 int
 pvfs_fstat(int fd, struct stat *st)
 {
-	struct pvfs_mgr_getattr_req req;
-	struct pvfs_mgr_attrcap_rep rep;
-	struct file_open *of = file_get(fd);
-	int rc = -1;
+	struct file_desc *d = file_get(fd);
+	int rc;
 
-	if (of == NULL)
+	if (d == NULL)
 		return -1;
-	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
-	req.ino = of->ino;
-	if (conn_rpc(of->fs, PVFS_MGR_GETATTR, &req, &rep) == 0)
-		rc = meta_stat_reply(of->fs, &rep, st);
-	file_put(of);
+	rc = pvfs_file_stat(d->f, st);
+	file_put(d);
 	return rc;
 }
 
@@ -159,38 +153,80 @@ pvfs_access(const char *path, int mode)
 	return conn_rpc(fs, PVFS_MGR_ACCESS, &req, &rep);
 }
 
+static int
+meta_ts_ns(const struct timespec *ts, int64_t *ns)
+{
+	if (ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000) {
+		errno = EINVAL;
+		return -1;
+	}
+	*ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	return 0;
+}
+
+int
+meta_setattr_req(const struct pvfs_setattr *sa, struct pvfs_mgr_setattr_req *req)
+{
+	static const struct { unsigned lib; uint32_t wire; } bits[] = {
+		{ PVFS_SET_MODE, PVFS_SA_MODE }, { PVFS_SET_UID, PVFS_SA_UID },
+		{ PVFS_SET_GID, PVFS_SA_GID }, { PVFS_SET_ATIME, PVFS_SA_ATIME },
+		{ PVFS_SET_MTIME, PVFS_SA_MTIME },
+		{ PVFS_SET_ATIME_NOW, PVFS_SA_ATIME_NOW },
+		{ PVFS_SET_MTIME_NOW, PVFS_SA_MTIME_NOW },
+	};
+	size_t i;
+
+	memset(req, 0, sizeof(*req));
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (sa->mask & bits[i].lib)
+			req->mask |= bits[i].wire;
+	req->mode = (uint32_t)(sa->mode & 07777);
+	req->uid = (uint32_t)sa->uid;
+	req->gid = (uint32_t)sa->gid;
+	if (((sa->mask & PVFS_SET_ATIME) && meta_ts_ns(&sa->atime, &req->atime_ns) != 0) ||
+	    ((sa->mask & PVFS_SET_MTIME) && meta_ts_ns(&sa->mtime, &req->mtime_ns) != 0))
+		return -1;
+	return 0;
+}
+
+int
+pvfs_path_setattr(const char *path, const struct pvfs_setattr *sa)
+{
+	struct pvfs_mgr_setattr_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (meta_setattr_req(sa, &req) != 0 ||
+	    meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	return conn_rpc(fs, PVFS_MGR_SETATTR, &req, &rep);
+}
+
 /* SETATTR by path (fd < 0) or by the inode of an open file. */
 static int
-meta_setattr(const char *path, int fd, struct pvfs_mgr_setattr_req *req)
+meta_setattr(const char *path, int fd, const struct pvfs_setattr *sa)
 {
-	struct pvfs_mgr_attrcap_rep rep;
-	struct file_open *of;
-	struct client_fs *fs;
+	struct file_desc *d;
 	int rc;
 
-	if (fd < 0) {
-		if (meta_path_req(path, &fs, &req->cred, req->path) != 0)
-			return -1;
-		return conn_rpc(fs, PVFS_MGR_SETATTR, req, &rep);
-	}
-	if ((of = file_get(fd)) == NULL)
+	if (fd < 0)
+		return pvfs_path_setattr(path, sa);
+	if ((d = file_get(fd)) == NULL)
 		return -1;
-	client_cred(&req->cred);
-	req->ino = of->ino;
-	rc = conn_rpc(of->fs, PVFS_MGR_SETATTR, req, &rep);
-	file_put(of);
+	rc = pvfs_file_setattr(d->f, sa);
+	file_put(d);
 	return rc;
 }
 
 static int
 meta_chmod(const char *path, int fd, mode_t mode)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr sa;
 
-	memset(&req, 0, sizeof(req));
-	req.mask = PVFS_SA_MODE;
-	req.mode = mode & 07777;
-	return meta_setattr(path, fd, &req);
+	memset(&sa, 0, sizeof(sa));
+	sa.mask = PVFS_SET_MODE;
+	sa.mode = mode & 07777;
+	return meta_setattr(path, fd, &sa);
 }
 
 int
@@ -209,18 +245,18 @@ pvfs_fchmod(int fd, mode_t mode)
 static int
 meta_chown(const char *path, int fd, uid_t owner, gid_t group)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr sa;
 
-	memset(&req, 0, sizeof(req));
+	memset(&sa, 0, sizeof(sa));
 	if (owner != (uid_t)-1) {
-		req.mask |= PVFS_SA_UID;
-		req.uid = (uint32_t)owner;
+		sa.mask |= PVFS_SET_UID;
+		sa.uid = owner;
 	}
 	if (group != (gid_t)-1) {
-		req.mask |= PVFS_SA_GID;
-		req.gid = (uint32_t)group;
+		sa.mask |= PVFS_SET_GID;
+		sa.gid = group;
 	}
-	return meta_setattr(path, fd, &req);
+	return meta_setattr(path, fd, &sa);
 }
 
 int
@@ -238,13 +274,13 @@ pvfs_fchown(int fd, uid_t owner, gid_t group)
 int
 pvfs_utimes(const char *path, const struct timeval times[2])
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr sa;
 	int i;
 
-	memset(&req, 0, sizeof(req));
+	memset(&sa, 0, sizeof(sa));
 	if (times == NULL) {
-		req.mask = PVFS_SA_ATIME_NOW | PVFS_SA_MTIME_NOW;
-		return meta_setattr(path, -1, &req);
+		sa.mask = PVFS_SET_ATIME_NOW | PVFS_SET_MTIME_NOW;
+		return pvfs_path_setattr(path, &sa);
 	}
 	for (i = 0; i < 2; i++) {
 		if (times[i].tv_usec < 0 || times[i].tv_usec >= 1000000) {
@@ -252,10 +288,12 @@ pvfs_utimes(const char *path, const struct timeval times[2])
 			return -1;
 		}
 	}
-	req.mask = PVFS_SA_ATIME | PVFS_SA_MTIME;
-	req.atime_ns = (int64_t)times[0].tv_sec * 1000000000 + times[0].tv_usec * 1000;
-	req.mtime_ns = (int64_t)times[1].tv_sec * 1000000000 + times[1].tv_usec * 1000;
-	return meta_setattr(path, -1, &req);
+	sa.mask = PVFS_SET_ATIME | PVFS_SET_MTIME;
+	sa.atime.tv_sec = times[0].tv_sec;
+	sa.atime.tv_nsec = times[0].tv_usec * 1000;
+	sa.mtime.tv_sec = times[1].tv_sec;
+	sa.mtime.tv_nsec = times[1].tv_usec * 1000;
+	return pvfs_path_setattr(path, &sa);
 }
 
 static void
@@ -356,11 +394,25 @@ pvfs_rename(const char *oldpath, const char *newpath)
 	return 0;
 }
 
-/* handle_mkdir takes the mode as given; the umask is applied here. */
+int
+pvfs_path_mkdir(const char *path, mode_t mode)
+{
+	struct pvfs_mgr_mode_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	req.mode = mode & 07777;
+	return conn_rpc(fs, PVFS_MGR_MKDIR, &req, &rep);
+}
+
+/* pvfs_path_mkdir takes the mode as given; the umask is applied here. */
 int
 pvfs_mkdir(const char *path, mode_t mode)
 {
-	return handle_mkdir(path, mode & ~client_umask());
+	return pvfs_path_mkdir(path, mode & ~client_umask());
 }
 
 int

@@ -2,10 +2,11 @@
  * pvfs-internal.h - the client library's one internal header, grouped by
  * the source file that implements each part.
  *
- * Locking, outermost first: file_open.pos_lock (held across a read or
+ * Locking, outermost first: file_desc.pos_lock (held across a read or
  * write: keeps the shared offset atomic), client lock, file table lock,
- * pool lock, file_open.cap_lock.  Only pos_lock is ever held across a
- * network wait, and it belongs to one open file.
+ * open-file list lock, pool lock, file_desc.view_lock, pvfs_file.cap_lock.
+ * Only pos_lock is ever held across a network wait, and it belongs to one
+ * open file description.
  */
 #ifndef PVFS_INTERNAL_H
 #define PVFS_INTERNAL_H
@@ -18,6 +19,7 @@
 
 #include "common.h"
 #include "pvfs.h"
+#include "pvfs-client.h"
 
 #define PVFS_DEFAULT_TIMEOUT_MS 30000
 
@@ -80,10 +82,6 @@ int conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep);
 void conn_atfork_prepare(void);
 void conn_atfork_parent(void);
 void conn_atfork_child(void);
-/* For the preload shim: new sockets go to descriptors >= floor (0: off),
- * and conn_is_own_fd tells the library's live sockets from the program's. */
-void conn_set_fd_floor(int floor);
-int conn_is_own_fd(int fd);
 
 /* ---- auth.c: proving who we are to the mgr (doc/security.md) ---- */
 /* Who this process is now (euid, egid, groups), as a 64-bit digest: a
@@ -177,44 +175,56 @@ int io_statfs(struct client_fs *fs, struct pvfs_iod_statfs_rep *sum);
 /* A contiguous pattern of len > 0 bytes at off. */
 void io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len);
 
-/* ---- file.c: the descriptor table ---- */
-struct file_open {
+/* ---- pvfs-file.c: the open file (its API is in pvfs-client.h) ---- */
+struct pvfs_file {
 	struct client_fs *fs;
 	uint64_t ino;
 	uint32_t mode;            /* S_IFMT and permission bits at open */
 	int flags;                /* host O_* flags */
+	int refs;                 /* owners (atomic) */
+	pthread_mutex_t cap_lock;
+	struct pvfs_cap cap;
+	struct pvfs_file *prev, *next; /* every live file, for fork */
+};
+
+/* Snapshot of f's capability for the I/O engine. */
+void pvfs_file_io(struct pvfs_file *f, struct io_file *io);
+/* Keep a capability the engine refreshed. */
+void pvfs_file_io_done(struct pvfs_file *f, const struct io_file *io);
+/* Total of an iovec array, or -1/EINVAL when invalid or past SSIZE_MAX. */
+ssize_t pvfs_file_iov_total(const struct iovec *iov, int iovcnt);
+/* EBADF if f is not open for reading (writing), EISDIR/EINVAL if it is
+ * not a regular file.  0 or -1. */
+int pvfs_file_access(const struct pvfs_file *f, int write);
+/* Segments seg[0..nseg) (pvfs_list_check'ed, file order) to (from) the
+ * iovecs: one engine call per list-request round (pvfs_list_round), a
+ * short read ends it; O_SYNC/O_DSYNC after a write.  The caller checked
+ * access.  The bytes moved, or -1 with errno. */
+ssize_t pvfs_file_segs(struct pvfs_file *f, int write,
+    const struct pvfs_pattern *seg, uint32_t nseg, const struct iovec *iov,
+    int iovcnt);
+/* Host O_* access mode and flags to PVFS_OF_*. */
+uint32_t pvfs_file_wire_flags(int flags);
+void pvfs_file_atfork_prepare(void);
+void pvfs_file_atfork_parent(void);
+void pvfs_file_atfork_child(void);
+
+/* ---- file.c: the descriptor table of pvfs.h over open files ---- */
+/* An open file description: dup'ed descriptors share it and its offset. */
+struct file_desc {
+	struct pvfs_file *f;
 	int refs;                 /* descriptors + calls in progress */
 	pthread_mutex_t pos_lock; /* serialises users of pos */
 	uint64_t pos;             /* in the partition's view */
-	/* Set under pos_lock and cap_lock, read under either. */
+	/* Set under pos_lock and view_lock, read under either. */
+	pthread_mutex_t view_lock;
 	struct pvfs_fpart fpart;  /* as set by SETPART (GETPART), zeros if none */
 	struct pvfs_part part;    /* the view: zeros is the whole file */
-	pthread_mutex_t cap_lock;
-	struct pvfs_cap cap;
 };
 
-/* The open file behind fd with a reference held, or NULL/EBADF. */
-struct file_open *file_get(int fd);
-void file_put(struct file_open *of);
-/* Snapshot of of's capability for the I/O engine. */
-void file_io(struct file_open *of, struct io_file *f);
-/* Keep a capability the engine refreshed. */
-void file_io_done(struct file_open *of, const struct io_file *f);
-/* Total of an iovec array, or -1/EINVAL when invalid or past SSIZE_MAX. */
-ssize_t file_iov_total(const struct iovec *iov, int iovcnt);
-/* EBADF if of is not open for reading (writing), EISDIR/EINVAL if it is
- * not a regular file.  0 or -1. */
-int file_check_access(const struct file_open *of, int write);
-/* O_SYNC/O_DSYNC after a successful write. */
-int file_sync_after_write(struct file_open *of, struct io_file *f);
-/* Segments seg[0..nseg) to (from) the iovecs, which are consumed, one
- * engine call per list-request round; a short read ends it.  The bytes
- * moved, or -1 with errno. */
-ssize_t file_segs_rounds(struct io_file *f, int write,
-    const struct pvfs_pattern *seg, uint32_t nseg, struct iovec *iov,
-    int iovcnt);
-/* Host O_* access mode and flags to PVFS_OF_*. */
-uint32_t file_wire_flags(int flags);
+/* The description behind fd with a reference held, or NULL/EBADF. */
+struct file_desc *file_get(int fd);
+void file_put(struct file_desc *d);
 void file_atfork_prepare(void);
 void file_atfork_parent(void);
 void file_atfork_child(void);
@@ -223,74 +233,18 @@ void file_atfork_child(void);
 /* Fill st from a mgr reply, asking the iods for a regular file's size. */
 int meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st);
+/* A library setattr as a request (ino and path left zero); -1/EINVAL for
+ * a bad time. */
+int meta_setattr_req(const struct pvfs_setattr *sa,
+    struct pvfs_mgr_setattr_req *req);
 
-/* ---- admin.c: per-daemon queries for the shell tools ---- */
-/* What one iod holds of a file (IOD_SIZE of its part). */
-struct admin_part {
-	uint32_t iod, rel;
-	struct pvfs_iod_size_rep size;
-};
-
-/* MGR_STAT by path: attributes, distribution and a SIZE capability. */
-int admin_stat(const char *path, struct client_fs **fs,
-    struct pvfs_mgr_attrcap_rep *rep);
-/* Ask each of a regular file's pcount iods what it holds; parts has
- * r->attr.dist.pcount entries, in relative order. */
-int admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
-    struct admin_part *parts);
+/* ---- admin.c: per-daemon queries (the tools' calls are in
+ * pvfs-client.h); these two are for tests/integration/test_fsck ---- */
 /* The file system a path (or URL) lies in, with its iod table loaded. */
 int admin_fs(const char *path, struct client_fs **fs);
-/* Ping the mgr or iod i on a fresh connection; *rtt_us is the round trip
- * of the request (connect excluded).  0 or -1 with errno. */
-int admin_mgr_ping(struct client_fs *fs, struct pvfs_mgr_ping_rep *rep,
-    int64_t *rtt_us);
-int admin_iod_ping(struct client_fs *fs, uint32_t i, struct pvfs_iod_ping_rep *rep,
-    int64_t *rtt_us);
-/* IOD_STATFS of iod i alone (sizes in bytes). */
-int admin_iod_statfs(struct client_fs *fs, uint32_t i,
-    struct pvfs_iod_statfs_rep *rep);
-/* "host:port" of iod i (brackets around an IPv6 host). */
-void admin_iod_addr(const struct client_fs *fs, uint32_t i, char *out,
-    size_t len);
-/* pvfs-fsck: MGR_INOLIST of [first, first + count), IOD_LIST of one
- * subdirectory of iod i after the stripe file (after, after_gen), and
- * IOD_PURGE of the orphan stripe file (ino, gen), with the ADMIN
- * capability MGR_INOLIST returned.  Free the replies' arrays with
- * pvfs_msg_free. */
+/* MGR_INOLIST of [first, first + count), with the ADMIN capability (free
+ * the reply's array with pvfs_msg_free). */
 int admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
     struct pvfs_mgr_inolist_rep *rep);
-/* MGR_IODSTATUS: the mgr's view of each iod (free with pvfs_msg_free). */
-int admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep);
-int admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint32_t sub, uint64_t after, uint64_t after_gen,
-    struct pvfs_iod_list_rep *rep);
-int admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint64_t ino, uint64_t gen);
-
-/* ---- handle.c: open files without a descriptor (the preload shim) ----
- * A handle is a struct file_open that is in no descriptor table: its
- * owner keeps the offset.  Modes are used as given (the caller applied
- * its umask).  NULL or -1 with errno, like the pvfs_* calls. */
-struct file_open *handle_open(const char *path, int flags, mode_t mode);
-/* Rebuild a handle from what handle_export gave (after exec). */
-struct file_open *handle_import(const char *prefix_path, uint64_t ino,
-    uint32_t mode, int flags, const struct pvfs_cap *cap);
-void handle_export(struct file_open *of, struct pvfs_cap *cap);
-struct file_open *handle_dup(struct file_open *of);
-void handle_close(struct file_open *of);
-ssize_t handle_preadv(struct file_open *of, const struct iovec *iov,
-    int iovcnt, uint64_t off);
-ssize_t handle_pwritev(struct file_open *of, const struct iovec *iov,
-    int iovcnt, uint64_t off);
-/* The logical size (0 for a directory). */
-int handle_size(struct file_open *of, uint64_t *size);
-int handle_fstat(struct file_open *of, struct stat *st);
-int handle_ftruncate(struct file_open *of, uint64_t length);
-int handle_fsync(struct file_open *of, int datasync);
-/* SETATTR on the handle's inode (mask and fields of req; cred is set). */
-int handle_setattr(struct file_open *of, struct pvfs_mgr_setattr_req *req);
-int handle_setattr_path(const char *path, struct pvfs_mgr_setattr_req *req);
-/* mkdir with the mode as given. */
-int handle_mkdir(const char *path, mode_t mode);
 
 #endif /* PVFS_INTERNAL_H */

@@ -156,8 +156,8 @@ pl_io(int fd, int write, const struct iovec *iov, int cnt, off_t off, int usepos
 	if (!usepos) {
 		pl_busy++;
 		n = off < 0 ? (errno = EINVAL, -1) : write ?
-		    handle_pwritev(f->h, iov, cnt, (uint64_t)off) :
-		    handle_preadv(f->h, iov, cnt, (uint64_t)off);
+		    pvfs_file_pwritev(f->h, iov, cnt, (uint64_t)off) :
+		    pvfs_file_preadv(f->h, iov, cnt, (uint64_t)off);
 		pl_busy--;
 		pl_put(f);
 		return n;
@@ -166,10 +166,10 @@ pl_io(int fd, int write, const struct iovec *iov, int cnt, off_t off, int usepos
 	pl_busy++;
 	pos = REAL(lseek)(fd, 0, SEEK_CUR);
 	if (pos >= 0 && write && (f->flags & O_APPEND))
-		pos = handle_size(f->h, &size) == 0 ? (off_t)size : -1;
+		pos = pvfs_file_size(f->h, &size) == 0 ? (off_t)size : -1;
 	if (pos >= 0)
-		n = write ? handle_pwritev(f->h, iov, cnt, (uint64_t)pos) :
-		    handle_preadv(f->h, iov, cnt, (uint64_t)pos);
+		n = write ? pvfs_file_pwritev(f->h, iov, cnt, (uint64_t)pos) :
+		    pvfs_file_preadv(f->h, iov, cnt, (uint64_t)pos);
 	if (n > 0 || (n == 0 && write))
 		REAL(lseek)(fd, pos + n, SEEK_SET);
 	pl_busy--;
@@ -309,7 +309,7 @@ pl_seek_pvfs(int fd, struct pl_file *f, off_t off, int whence)
 		errno = EINVAL;
 		return -1;
 	}
-	if (handle_size(f->h, &size) != 0)
+	if (pvfs_file_size(f->h, &size) != 0)
 		return -1;
 	if (whence == SEEK_END) {
 		if (__builtin_add_overflow((off_t)size, off, &to)) {
@@ -559,6 +559,7 @@ static int
 pl_lockfd(struct pl_file *f)
 {
 	const char *dir = getenv("PVFS_PRELOAD_LOCKDIR");
+	struct pvfs_file_info info;
 	char path[PATH_MAX];
 	int fd;
 
@@ -566,8 +567,9 @@ pl_lockfd(struct pl_file *f)
 	if (f->lockfd == -1) {
 		if (dir == NULL || *dir == '\0')
 			dir = REAL(access)("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+		pvfs_file_info(f->h, &info);
 		snprintf(path, sizeof(path), "%s/pvfs-lock.%llx.%llu", dir,
-		    (unsigned long long)f->h->cap.fsid, (unsigned long long)f->h->ino);
+		    (unsigned long long)info.fsid, (unsigned long long)info.ino);
 		fd = REAL(openat)(AT_FDCWD, path, O_RDWR | O_CREAT | O_CLOEXEC |
 		    O_NOFOLLOW, 0666);
 		if (fd != -1) {
@@ -600,7 +602,7 @@ pl_fcntl_lock(int fd, struct pl_file *f, int cmd, struct flock *fl)
 	if (l.l_whence == SEEK_CUR)
 		base = REAL(lseek)(fd, 0, SEEK_CUR);
 	else if (l.l_whence == SEEK_END)
-		base = handle_size(f->h, &size) == 0 ? (off_t)size : -1;
+		base = pvfs_file_size(f->h, &size) == 0 ? (off_t)size : -1;
 	else if (l.l_whence != SEEK_SET)
 		base = -1;
 	if (base < 0) {
@@ -748,6 +750,7 @@ int
 ioctl(int fd, unsigned long req, ...)
 {
 	struct pvfs_filestat *m;
+	struct pvfs_file_info info;
 	struct pl_file *f;
 	va_list ap;
 	void *arg;
@@ -762,10 +765,8 @@ ioctl(int fd, unsigned long req, ...)
 		return REAL(ioctl)(fd, req, arg);
 	if (req == PVFS_GETMETA && f->h != NULL && arg != NULL && !f->isdir) {
 		m = arg;
-		memset(m, 0, sizeof(*m));
-		m->base = (int32_t)f->h->cap.dist.base;
-		m->pcount = (int32_t)f->h->cap.dist.pcount;
-		m->ssize = (int32_t)f->h->cap.dist.ssize;
+		pvfs_file_info(f->h, &info);
+		*m = info.dist;
 		rc = 0;
 	} else {
 		errno = ENOTTY;
@@ -785,7 +786,7 @@ pl_sync(int fd, int datasync)
 	if (f == NULL)
 		return REAL(fsync)(fd);
 	pl_busy++;
-	rc = f->h == NULL ? (errno = EIO, -1) : handle_fsync(f->h, datasync);
+	rc = f->h == NULL ? (errno = EIO, -1) : pvfs_file_sync(f->h, datasync);
 	pl_busy--;
 	pl_put(f);
 	return rc;
@@ -825,7 +826,7 @@ pl_ftruncate(int fd, off_t len)
 	else if (len < 0 || f->isdir)
 		rc = (errno = EINVAL, -1);
 	else
-		rc = handle_ftruncate(f->h, (uint64_t)len);
+		rc = pvfs_file_truncate(f->h, (uint64_t)len);
 	pl_busy--;
 	pl_put(f);
 	return rc;
@@ -861,9 +862,9 @@ pl_fallocate(int fd, int mode, off_t off, off_t len)
 	else if (mode & ~FALLOC_FL_KEEP_SIZE)
 		rc = EOPNOTSUPP;
 	else if (!(mode & FALLOC_FL_KEEP_SIZE) &&
-	    (handle_size(f->h, &size) != 0 ||
+	    (pvfs_file_size(f->h, &size) != 0 ||
 	    ((uint64_t)off + (uint64_t)len > size &&
-	    handle_ftruncate(f->h, (uint64_t)off + (uint64_t)len) != 0)))
+	    pvfs_file_truncate(f->h, (uint64_t)off + (uint64_t)len) != 0)))
 		rc = errno;
 	pl_busy--;
 	pl_put(f);

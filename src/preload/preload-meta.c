@@ -47,7 +47,7 @@ pl_fstat_fd(int fd, struct stat *st)
 		errno = EBADF;
 		return -1;
 	}
-	rc = f->h == NULL ? (errno = EIO, -1) : PL_BUSY(handle_fstat(f->h, st));
+	rc = f->h == NULL ? (errno = EIO, -1) : PL_BUSY(pvfs_file_stat(f->h, st));
 	pl_put(f);
 	return rc;
 }
@@ -377,7 +377,7 @@ eaccess(const char *path, int mode)
 /* ---- chmod, chown, times ---- */
 
 static int
-pl_fsetattr(int fd, struct pvfs_mgr_setattr_req *req)
+pl_fsetattr(int fd, struct pvfs_setattr *req)
 {
 	struct pl_file *f = pl_get(fd);
 	int rc;
@@ -386,74 +386,73 @@ pl_fsetattr(int fd, struct pvfs_mgr_setattr_req *req)
 		errno = EBADF;
 		return -1;
 	}
-	rc = f->h == NULL ? (errno = EIO, -1) : PL_BUSY(handle_setattr(f->h, req));
+	rc = f->h == NULL ? (errno = EIO, -1) : PL_BUSY(pvfs_file_setattr(f->h, req));
 	pl_put(f);
 	return rc;
 }
 
 static void
-pl_req_mode(struct pvfs_mgr_setattr_req *req, mode_t mode)
+pl_req_mode(struct pvfs_setattr *req, mode_t mode)
 {
 	memset(req, 0, sizeof(*req));
-	req->mask = PVFS_SA_MODE;
+	req->mask = PVFS_SET_MODE;
 	req->mode = mode & 07777;
 }
 
 static void
-pl_req_owner(struct pvfs_mgr_setattr_req *req, uid_t uid, gid_t gid)
+pl_req_owner(struct pvfs_setattr *req, uid_t uid, gid_t gid)
 {
 	memset(req, 0, sizeof(*req));
 	if (uid != (uid_t)-1) {
-		req->mask |= PVFS_SA_UID;
-		req->uid = (uint32_t)uid;
+		req->mask |= PVFS_SET_UID;
+		req->uid = uid;
 	}
 	if (gid != (gid_t)-1) {
-		req->mask |= PVFS_SA_GID;
-		req->gid = (uint32_t)gid;
+		req->mask |= PVFS_SET_GID;
+		req->gid = gid;
 	}
 }
 
 /* -1/EINVAL for a bad timespec; UTIME_OMIT leaves a time alone. */
 static int
-pl_req_times(struct pvfs_mgr_setattr_req *req, const struct timespec ts[2])
+pl_req_times(struct pvfs_setattr *req, const struct timespec ts[2])
 {
 	int i;
 
 	memset(req, 0, sizeof(*req));
 	if (ts == NULL) {
-		req->mask = PVFS_SA_ATIME_NOW | PVFS_SA_MTIME_NOW;
+		req->mask = PVFS_SET_ATIME_NOW | PVFS_SET_MTIME_NOW;
 		return 0;
 	}
 	for (i = 0; i < 2; i++) {
 		if (ts[i].tv_nsec == UTIME_OMIT)
 			continue;
 		if (ts[i].tv_nsec == UTIME_NOW) {
-			req->mask |= i ? PVFS_SA_MTIME_NOW : PVFS_SA_ATIME_NOW;
+			req->mask |= i ? PVFS_SET_MTIME_NOW : PVFS_SET_ATIME_NOW;
 			continue;
 		}
 		if (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000) {
 			errno = EINVAL;
 			return -1;
 		}
-		req->mask |= i ? PVFS_SA_MTIME : PVFS_SA_ATIME;
-		*(i ? &req->mtime_ns : &req->atime_ns) =
-		    (int64_t)ts[i].tv_sec * 1000000000 + ts[i].tv_nsec;
+		req->mask |= i ? PVFS_SET_MTIME : PVFS_SET_ATIME;
+		*(i ? &req->mtime : &req->atime) = ts[i];
 	}
 	return 0;
 }
 
 static int
-pl_setattr_abs(const char *abs, struct pvfs_mgr_setattr_req *req)
+pl_setattr_abs(const char *abs, struct pvfs_setattr *req)
 {
 	if (req->mask == 0)
 		return pl_stat_abs(abs, &(struct stat){ 0 });
-	return PL_BUSY(handle_setattr_path(abs, req));
+	return PL_BUSY(pvfs_path_setattr(abs, req));
 }
 
 int
 chmod(const char *path, mode_t mode)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr req;
 	char abs[PATH_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
@@ -466,7 +465,7 @@ chmod(const char *path, mode_t mode)
 int
 fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr req;
 	char abs[PATH_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 
@@ -479,7 +478,7 @@ fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 int
 fchmod(int fd, mode_t mode)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr req;
 
 	if (!pl_fd_hit(fd))
 		return REAL(fchmod)(fd, mode);
@@ -491,7 +490,7 @@ static int
 pl_chown_at(int dirfd, const char *path, uid_t uid, gid_t gid, int flags,
     int which)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr req;
 	char abs[PATH_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
@@ -527,7 +526,7 @@ fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
 int
 fchown(int fd, uid_t uid, gid_t gid)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr req;
 
 	if (!pl_fd_hit(fd))
 		return REAL(fchown)(fd, uid, gid);
@@ -538,7 +537,7 @@ fchown(int fd, uid_t uid, gid_t gid)
 int
 utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr req;
 	char abs[PATH_MAX];
 	enum pl_route r;
 
@@ -555,7 +554,7 @@ utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
 int
 futimens(int fd, const struct timespec ts[2])
 {
-	struct pvfs_mgr_setattr_req req;
+	struct pvfs_setattr req;
 
 	if (!pl_fd_hit(fd))
 		return REAL(futimens)(fd, ts);
@@ -713,7 +712,7 @@ mkdir(const char *path, mode_t mode)
 
 	if (r != PL_PVFS)
 		return REAL(mkdir)(PL_USE(r, path, abs), mode);
-	return PL_BUSY(handle_mkdir(abs, mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
+	return PL_BUSY(pvfs_path_mkdir(abs, mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
 }
 
 int
@@ -724,7 +723,7 @@ mkdirat(int dirfd, const char *path, mode_t mode)
 
 	if (r != PL_PVFS)
 		return REAL(mkdirat)(dirfd, PL_USE(r, path, abs), mode);
-	return PL_BUSY(handle_mkdir(abs, mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
+	return PL_BUSY(pvfs_path_mkdir(abs, mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
 }
 
 /* which: 0 rename, 1 renameat, 2 renameat2.  A rename between PVFS and a
@@ -961,16 +960,9 @@ PL_XATTR_FD(int, fremovexattr, (int fd, const char *n), (fd, n))
 static long
 pl_pathconf_pvfs(int name)
 {
-	switch (name) {
-	case _PC_NAME_MAX:
-		return PVFS_NAME_MAX;
-	case _PC_PATH_MAX:
-		return PVFS_PATH_MAX;
-	case _PC_LINK_MAX:
-		return 1;
-	default:
-		return REAL(pathconf)("/", name);
-	}
+	long v = pvfs_pathconf_limit(name);
+
+	return v != -1 ? v : REAL(pathconf)("/", name);
 }
 
 long
@@ -1004,7 +996,12 @@ pl_tmp_fill(char *x)
 	int i;
 
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		uint64_t v = (uint64_t)pvfs_now_ns() ^ ((uint64_t)getpid() << 32);
+		struct timespec now;
+		uint64_t v;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		v = ((uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec) ^
+		    ((uint64_t)getpid() << 32);
 
 		memcpy(r, &v, sizeof(r));
 	}
@@ -1034,7 +1031,7 @@ pl_mktemp(char *tmpl, int suffixlen, int flags, int dir)
 			errno = EINVAL;
 			return -1;
 		}
-		rc = dir ? PL_BUSY(handle_mkdir(abs, 0700)) :
+		rc = dir ? PL_BUSY(pvfs_path_mkdir(abs, 0700)) :
 		    pl_open_abs(abs, (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600);
 		if (rc >= 0 || errno != EEXIST)
 			return rc;

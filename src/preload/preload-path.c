@@ -20,7 +20,6 @@
 #include "preload.h"
 
 #define PL_CWD_ENV "PVFS_PRELOAD_CWD"
-#define PL_TAB_MAX (1 << 20)
 
 static char **pl_prefix;
 static size_t *pl_prefix_len;
@@ -36,18 +35,13 @@ static int pl_cwd_on;
 void
 pl_path_load(void)
 {
-	const char *path = pvfs_tab_path();
-	struct pvfs_tab_entry *tab = NULL;
-	char *text, *cause = NULL;
-	size_t len;
+	char **tab, *cause;
 	int n, i;
 
-	if ((text = pvfs_read_small_file(path, PL_TAB_MAX, &len)) == NULL)
-		return;
-	n = pvfs_tab_parse(text, path, &tab, &cause);
-	free(text);
-	/* Said once: the program runs on, but no path is PVFS's now. */
-	if (n < 0 && cause != NULL) {
+	n = pvfs_tab_prefixes(&tab, &cause);
+	/* Said once: the program runs on, but no path is PVFS's now.  A
+	 * missing or unreadable pvfstab is not worth a word. */
+	if (n < 0 && errno == EINVAL && cause != NULL) {
 		static const char pre[] = "libpvfs-preload: ",
 		    post[] = "; no path is routed to PVFS\n";
 
@@ -58,16 +52,16 @@ pl_path_load(void)
 	free(cause);
 	if (n <= 0 || (pl_prefix = calloc((size_t)n, sizeof(*pl_prefix))) == NULL ||
 	    (pl_prefix_len = calloc((size_t)n, sizeof(*pl_prefix_len))) == NULL) {
-		free(tab);
+		pvfs_free_list(tab);
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (strcmp(tab[i].prefix, "/") == 0 ||
-		    (pl_prefix[pl_nprefix] = strdup(tab[i].prefix)) == NULL)
+		if (strcmp(tab[i], "/") == 0 ||
+		    (pl_prefix[pl_nprefix] = strdup(tab[i])) == NULL)
 			continue;
-		pl_prefix_len[pl_nprefix++] = strlen(tab[i].prefix);
+		pl_prefix_len[pl_nprefix++] = strlen(tab[i]);
 	}
-	free(tab);
+	pvfs_free_list(tab);
 }
 
 int

@@ -34,10 +34,9 @@ struct pl_hdr {
 	char magic[8];
 	uint32_t size;          /* sizeof(struct pl_hdr): another build refuses */
 	int32_t flags;
-	uint64_t ino;
-	uint32_t mode;
 	uint32_t isdir;
-	struct pvfs_cap cap;
+	uint32_t state_len;     /* of the library's export of the open file */
+	unsigned char state[PVFS_FILE_EXPORT_MAX];
 	char path[PATH_MAX];
 };
 
@@ -145,7 +144,7 @@ pl_file_free(struct pl_file *f)
 		REAL(close)(f->lockfd);
 	}
 	pl_busy++;
-	handle_close(f->h);
+	pvfs_file_close(f->h);
 	pl_busy--;
 	pthread_mutex_destroy(&f->lock);
 	free(f->path);
@@ -182,7 +181,7 @@ pl_tab_set(int fd, struct pl_file *f)
 }
 
 static struct pl_file *
-pl_file_new(struct file_open *h, const char *path, int flags, int isdir)
+pl_file_new(struct pvfs_file *h, const char *path, int flags, int isdir)
 {
 	struct pl_file *f = calloc(1, sizeof(*f));
 
@@ -200,7 +199,7 @@ pl_file_new(struct file_open *h, const char *path, int flags, int isdir)
 	return f;
 }
 
-/* ---- own descriptors (lock files; the library marks its sockets) ---- */
+/* ---- own descriptors (lock files, the library's sockets) ---- */
 
 void
 pl_own_mark(int fd, int on)
@@ -225,7 +224,7 @@ pl_own_fd(int fd)
 	if (i < PL_OWN_MAX &&
 	    ((__atomic_load_n(&pl_own_map[i / 8], __ATOMIC_RELAXED) >> (i % 8)) & 1))
 		return 1;
-	return conn_is_own_fd(fd);
+	return 0;
 }
 
 int
@@ -246,6 +245,33 @@ pl_own_place(int fd)
 	return nfd;
 }
 
+/* The library's sockets go to descriptors at or above the floor and are
+ * marked as ours wherever they land, so that the program's close/dup2
+ * can be refused on them. */
+static int
+pl_sock_open(int fd)
+{
+	int nfd;
+
+	if (fd < pl_floor &&
+	    (nfd = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, pl_floor)) != -1) {
+		REAL(close)(fd);
+		fd = nfd;
+	}
+	pl_own_mark(fd, 1);
+	return fd;
+}
+
+static void
+pl_sock_close(int fd)
+{
+	pl_own_mark(fd, 0);
+}
+
+static const struct pvfs_socket_hooks pl_sock_hooks = {
+	pl_sock_open, pl_sock_close
+};
+
 /* ---- placeholders ---- */
 
 static int
@@ -261,9 +287,8 @@ pl_placeholder(struct pl_file *f, int cloexec)
 	hdr.size = sizeof(hdr);
 	hdr.flags = f->flags;
 	hdr.isdir = (uint32_t)f->isdir;
-	hdr.ino = f->h->ino;
-	hdr.mode = f->h->mode;
-	handle_export(f->h, &hdr.cap);
+	hdr.state_len = (uint32_t)pvfs_file_export(f->h, hdr.state,
+	    sizeof(hdr.state));
 	snprintf(hdr.path, sizeof(hdr.path), "%s", f->path);
 	snprintf(name, sizeof(name), "pvfs:%s", f->path);
 	fd = memfd_create(name, MFD_ALLOW_SEALING | (cloexec ? MFD_CLOEXEC : 0));
@@ -302,7 +327,8 @@ pl_install_new(struct pl_file *f, int cloexec)
 int
 pl_open_abs(const char *abs, int flags, mode_t mode)
 {
-	struct file_open *h;
+	struct pvfs_file_info info;
+	struct pvfs_file *h;
 	struct pl_file *f;
 	int hflags, fd;
 
@@ -317,13 +343,14 @@ pl_open_abs(const char *abs, int flags, mode_t mode)
 	if (flags & O_CREAT)
 		mode &= ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED);
 	pl_busy++;
-	h = handle_open(abs, hflags, mode);
+	h = pvfs_file_open(abs, hflags, mode, NULL);
 	pl_busy--;
 	if (h == NULL)
 		return -1;
+	pvfs_file_info(h, &info);
 	if ((f = pl_file_new(h, abs, flags & ~(O_CREAT | O_EXCL | O_TRUNC |
-	    O_CLOEXEC), S_ISDIR(h->mode))) == NULL) {
-		handle_close(h);
+	    O_CLOEXEC), S_ISDIR(info.mode))) == NULL) {
+		pvfs_file_close(h);
 		return -1;
 	}
 	fd = pl_install_new(f, flags & O_CLOEXEC);
@@ -344,7 +371,7 @@ static struct pl_file *
 pl_rebuild_one(int fd)
 {
 	struct pl_hdr hdr;
-	struct file_open *h = NULL;
+	struct pvfs_file *h = NULL;
 	struct pl_file *f;
 	ssize_t n;
 
@@ -353,11 +380,11 @@ pl_rebuild_one(int fd)
 	if (n > (ssize_t)offsetof(struct pl_hdr, path) &&
 	    memcmp(hdr.magic, PL_HDR_MAGIC, sizeof(hdr.magic)) == 0 &&
 	    hdr.size == sizeof(hdr))
-		h = handle_import(hdr.path, hdr.ino, hdr.mode, hdr.flags, &hdr.cap);
+		h = pvfs_file_import(hdr.path, hdr.state, hdr.state_len);
 	/* Without a handle the file stays in the table: its I/O fails (EIO). */
 	f = pl_file_new(h, hdr.path[0] ? hdr.path : "/", hdr.flags, hdr.isdir != 0);
 	if (f == NULL && h != NULL)
-		handle_close(h);
+		pvfs_file_close(h);
 	return f;
 }
 
@@ -473,8 +500,8 @@ pl_atfork_parent(void)
 	pl_std_atfork(0);
 }
 
-/* Threads that held a file's lock (kept across network waits) or its
- * handle's locks are gone; file.c resets only its own table's handles. */
+/* Threads that held a file's lock (kept across network waits) are gone;
+ * the library resets its open files' own locks. */
 static void
 pl_atfork_child(void)
 {
@@ -489,10 +516,6 @@ pl_atfork_child(void)
 			if (c[j] == NULL)
 				continue;
 			pthread_mutex_init(&c[j]->lock, NULL);
-			if (c[j]->h != NULL) {
-				pthread_mutex_init(&c[j]->h->pos_lock, NULL);
-				pthread_mutex_init(&c[j]->h->cap_lock, NULL);
-			}
 		}
 	}
 	pthread_mutex_unlock(&pl_lock);
@@ -517,7 +540,8 @@ pl_floor_init(void)
 		v = rl.rlim_cur == RLIM_INFINITY ? 8192 : (long)rl.rlim_cur / 2;
 		pl_floor = v > 4096 ? 4096 : v < 16 ? 0 : (int)v;
 	}
-	conn_set_fd_floor(pl_floor);
+	if (pl_floor != 0)
+		pvfs_set_socket_hooks(&pl_sock_hooks);
 }
 
 /* Run by the first wrapper called (maybe before our constructor): it

@@ -23,7 +23,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "libpvfs/pvfs-internal.h"
+#include "libpvfs/pvfs-client.h"
 
 /* ---- preload.c: start-up, real entry points, the descriptor table ---- */
 
@@ -54,7 +54,7 @@ int pl_active(void);
 /* One open PVFS file description (one placeholder memfd). */
 struct pl_file {
 	int refs;               /* table slots + calls in progress */
-	struct file_open *h;    /* the library's handle */
+	struct pvfs_file *h;    /* the library's open file */
 	pthread_mutex_t lock;   /* one read/write/seek at a time */
 	int flags;              /* O_* (F_SETFL may change O_APPEND, O_NONBLOCK) */
 	int isdir;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libpvfs/pvfs-internal.h"
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -45,7 +45,7 @@ df_num(uint64_t bytes, char *buf, size_t len)
 
 /* df's Use%: used / (used + available), rounded up. */
 static void
-df_line(const char *name, const struct pvfs_iod_statfs_rep *r, const char *on)
+df_line(const char *name, const struct pvfs_space_info *r, const char *on)
 {
 	uint64_t used = r->blocks - r->bfree, base = used + r->bavail;
 	char a[32], b[32], c[32];
@@ -59,21 +59,23 @@ df_line(const char *name, const struct pvfs_iod_statfs_rep *r, const char *on)
 static void
 df_fs(const char *path)
 {
-	struct pvfs_iod_statfs_rep *per, sum;
-	struct client_fs *fs;
-	char name[PVFS_HOST_MAX + 64], addr[PVFS_HOST_MAX + 16];
-	uint32_t i;
+	struct pvfs_space_info *per, sum;
+	struct pvfs_admin *a;
+	char name[320], addr[300];
+	uint32_t i, niods;
 	int ok = 1;
 
-	if (admin_fs(path, &fs) != 0) {
+	if ((a = pvfs_admin_open(path)) == NULL ||
+	    pvfs_admin_niods(a, &niods) != 0) {
 		tool_err(path, errno);
+		pvfs_admin_close(a);
 		return;
 	}
-	per = tool_xmalloc(fs->niods * sizeof(*per));
+	per = tool_xmalloc(niods * sizeof(*per));
 	memset(&sum, 0, sizeof(sum));
-	for (i = 0; i < fs->niods; i++) {
-		if (admin_iod_statfs(fs, i, &per[i]) != 0) {
-			admin_iod_addr(fs, i, addr, sizeof(addr));
+	for (i = 0; i < niods; i++) {
+		if (pvfs_admin_iod_space(a, i, &per[i]) != 0) {
+			pvfs_admin_iod_addr(a, i, addr, sizeof(addr));
 			tool_errmsg(path, "iod %u (%s): %s", i, addr, strerror(errno));
 			ok = 0;
 			memset(&per[i], 0, sizeof(per[i]));
@@ -82,15 +84,15 @@ df_fs(const char *path)
 		sum.bfree += per[i].bfree;
 		sum.bavail += per[i].bavail;
 	}
-	snprintf(name, sizeof(name), strchr(fs->mgr.host, ':') ? "[%s]:%u" : "%s:%u",
-	    fs->mgr.host, fs->mgr.port);
+	pvfs_admin_mgr_addr(a, name, sizeof(name));
 	df_line(name, &sum, path);
-	for (i = 0; i < fs->niods; i++) {
-		admin_iod_addr(fs, i, addr, sizeof(addr));
+	for (i = 0; i < niods; i++) {
+		pvfs_admin_iod_addr(a, i, addr, sizeof(addr));
 		snprintf(name, sizeof(name), "  iod %u %s", i, addr);
 		df_line(name, &per[i], ok || per[i].blocks ? "" : "(unreachable)");
 	}
 	free(per);
+	pvfs_admin_close(a);
 }
 
 int

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libpvfs/pvfs-internal.h"
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 /* Exit status, as fsck(8): bits or'ed together (0: no orphan). */
@@ -95,8 +95,8 @@ struct fsck_short {
 
 struct fsck {
 	const char *path;
-	struct client_fs *fs;
-	struct pvfs_cap cap; /* ADMIN, from the latest MGR_INOLIST */
+	struct pvfs_admin *a;   /* holds the ADMIN capability */
+	uint32_t niods;
 	struct fsck_stripe *st; /* every stripe file listed, then sorted */
 	size_t nst, capst;
 	struct fsck_short *sh;
@@ -123,37 +123,8 @@ fsck_grow(void *v, size_t n, size_t *cap, size_t size)
 
 /* ---- first: every iod's stripe files ---- */
 
-/* A capability outlives any sane scan, but a very long one gets a new one
- * from the mgr rather than failing.  0 or -1. */
-static int
-fsck_refresh_cap(struct fsck *f)
-{
-	struct pvfs_mgr_inolist_rep r;
-
-	if (admin_inolist(f->fs, 0, 0, &r) != 0)
-		return -1;
-	f->cap = r.cap;
-	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &r);
-	return 0;
-}
-
-/* One IOD_LIST page; a refused capability that merely expired is renewed
- * once.  0 or -1 (errno). */
-static int
-fsck_list(struct fsck *f, uint32_t iod, uint32_t sub,
-    const struct fsck_stripe *after, struct pvfs_iod_list_rep *r)
-{
-	if (admin_iod_list(f->fs, iod, &f->cap, sub, after->ino, after->gen,
-	    r) == 0)
-		return 0;
-	if (errno != EKEYEXPIRED || fsck_refresh_cap(f) != 0)
-		return -1;
-	return admin_iod_list(f->fs, iod, &f->cap, sub, after->ino, after->gen,
-	    r);
-}
-
 static void
-fsck_stripe_add(struct fsck *f, uint32_t iod, const struct pvfs_stripe_ent *e)
+fsck_stripe_add(struct fsck *f, uint32_t iod, const struct pvfs_stripe_info *e)
 {
 	struct fsck_stripe *s;
 
@@ -169,23 +140,24 @@ fsck_stripe_add(struct fsck *f, uint32_t iod, const struct pvfs_stripe_ent *e)
 static int
 fsck_scan_iod(struct fsck *f, uint32_t iod)
 {
-	struct pvfs_iod_list_rep r;
+	struct pvfs_stripe_info *v;
 	struct fsck_stripe after;
-	uint32_t sub, i;
+	uint32_t sub, i, n;
 	int eof;
 
 	for (sub = 0; sub < 256; sub++) {
 		memset(&after, 0, sizeof(after));
 		do {
-			if (fsck_list(f, iod, sub, &after, &r) != 0)
+			if (pvfs_admin_stripes(f->a, iod, sub, after.ino,
+			    after.gen, &v, &n, &eof) != 0)
 				return -1;
-			for (i = 0; i < r.n; i++) {
-				fsck_stripe_add(f, iod, &r.ents[i]);
-				after.ino = r.ents[i].ino;
-				after.gen = r.ents[i].gen;
+			for (i = 0; i < n; i++) {
+				fsck_stripe_add(f, iod, &v[i]);
+				after.ino = v[i].ino;
+				after.gen = v[i].gen;
 			}
-			eof = r.eof || r.n == 0;
-			pvfs_msg_free(PVFS_IOD_LIST, 1, &r);
+			eof = eof || n == 0;
+			free(v);
 		} while (!eof);
 	}
 	return 0;
@@ -196,13 +168,13 @@ fsck_scan_iod(struct fsck *f, uint32_t iod)
 static void
 fsck_scan_iods(struct fsck *f)
 {
-	char addr[PVFS_HOST_MAX + 16];
+	char addr[300];
 	uint32_t i;
 
-	for (i = 0; i < f->fs->niods; i++) {
+	for (i = 0; i < f->niods; i++) {
 		if (fsck_scan_iod(f, i) == 0)
 			continue;
-		admin_iod_addr(f->fs, i, addr, sizeof(addr));
+		pvfs_admin_iod_addr(f->a, i, addr, sizeof(addr));
 		tool_errmsg(f->path, "iod %u (%s): %s", i, addr, strerror(errno));
 		f->status |= FSCK_OPERROR;
 	}
@@ -225,22 +197,17 @@ fsck_stripe_cmp(const void *a, const void *b)
 static void
 fsck_orphan(struct fsck *f, const struct fsck_stripe *s)
 {
-	char addr[PVFS_HOST_MAX + 16];
+	char addr[300];
 	const char *done = "";
-	int rc;
 
 	f->orphans++;
 	f->orphan_bytes += s->size;
 	if (opt_repair) {
-		rc = admin_iod_purge(f->fs, s->iod, &f->cap, s->ino, s->gen);
-		if (rc != 0 && errno == EKEYEXPIRED && fsck_refresh_cap(f) == 0)
-			rc = admin_iod_purge(f->fs, s->iod, &f->cap, s->ino,
-			    s->gen);
-		if (rc == 0) {
+		if (pvfs_admin_purge(f->a, s->iod, s->ino, s->gen) == 0) {
 			f->removed++;
 			done = ", removed";
 		} else {
-			admin_iod_addr(f->fs, s->iod, addr, sizeof(addr));
+			pvfs_admin_iod_addr(f->a, s->iod, addr, sizeof(addr));
 			tool_errmsg(f->path, "iod %u (%s): remove inode %llu "
 			    "gen %016llx: %s", s->iod, addr,
 			    (unsigned long long)s->ino,
@@ -255,18 +222,19 @@ fsck_orphan(struct fsck *f, const struct fsck_stripe *s)
 		    done);
 }
 
-/* The live file of inode ino in an INOLIST reply (ascending), or NULL. */
-static const struct pvfs_ino_wire *
-fsck_live_find(const struct pvfs_mgr_inolist_rep *r, uint64_t ino)
+/* The live file of inode ino among the mgr's v[0 .. n) (ascending), or
+ * NULL. */
+static const struct pvfs_ino_info *
+fsck_live_find(const struct pvfs_ino_info *v, uint32_t n, uint64_t ino)
 {
-	uint32_t lo = 0, hi = r->n;
+	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (r->inos[mid].ino == ino)
-			return &r->inos[mid];
-		if (r->inos[mid].ino < ino)
+		if (v[mid].ino == ino)
+			return &v[mid];
+		if (v[mid].ino < ino)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -277,9 +245,9 @@ fsck_live_find(const struct pvfs_mgr_inolist_rep *r, uint64_t ino)
 /* iod's position in a file of distribution d, or d->pcount if the file
  * has no part there. */
 static uint32_t
-fsck_rel(const struct fsck *f, const struct pvfs_dist *d, uint32_t iod)
+fsck_rel(const struct fsck *f, const struct pvfs_ino_info *d, uint32_t iod)
 {
-	uint32_t niods = f->fs->niods;
+	uint32_t niods = f->niods;
 	uint32_t rel = (iod + niods - d->base % niods) % niods;
 
 	return rel < d->pcount ? rel : d->pcount;
@@ -306,7 +274,7 @@ fsck_short_add(struct fsck *f, const struct fsck_stripe *file, uint32_t iod,
  * highest byte any of them holds; each iod of the file should hold its
  * share of a dense file of that size. */
 static void
-fsck_check_file(struct fsck *f, const struct pvfs_dist *d,
+fsck_check_file(struct fsck *f, const struct pvfs_ino_info *d,
     const struct fsck_stripe *s, size_t n)
 {
 	uint64_t size = 0, end, want;
@@ -315,7 +283,7 @@ fsck_check_file(struct fsck *f, const struct pvfs_dist *d,
 	int found = 0;
 
 	f->files++;
-	if (d->pcount == 0 || d->pcount > f->fs->niods || d->ssize == 0)
+	if (d->pcount == 0 || d->pcount > f->niods || d->ssize == 0)
 		return;
 	for (i = 0; i < n; i++) {
 		if ((rel = fsck_rel(f, d, s[i].iod)) == d->pcount)
@@ -325,7 +293,7 @@ fsck_check_file(struct fsck *f, const struct pvfs_dist *d,
 		size = end > size ? end : size;
 	}
 	for (rel = 0; rel < d->pcount; rel++) {
-		iod = pvfs_stripe_abs(d, rel, f->fs->niods);
+		iod = (uint32_t)(((uint64_t)d->base + rel) % f->niods);
 		want = pvfs_stripe_local_size(size, d->pcount, d->ssize, rel);
 		for (j = 0; j < n && s[j].iod != iod; j++)
 			;
@@ -337,31 +305,31 @@ fsck_check_file(struct fsck *f, const struct pvfs_dist *d,
 	f->short_files += found;
 }
 
-/* The stripes s[0 .. n) of one (inode, gen), judged by the INOLIST reply
- * r for a range read after they were listed. */
+/* The stripes s[0 .. n) of one (inode, gen), judged by the mgr's live
+ * inodes v[0 .. nv) of a range read after they were listed. */
 static void
-fsck_judge(struct fsck *f, const struct pvfs_mgr_inolist_rep *r,
+fsck_judge(struct fsck *f, const struct pvfs_ino_info *v, uint32_t nv,
     const struct fsck_stripe *s, size_t n)
 {
-	const struct pvfs_ino_wire *live = fsck_live_find(r, s->ino);
+	const struct pvfs_ino_info *live = fsck_live_find(v, nv, s->ino);
 	size_t i;
 
 	if (live != NULL && live->gen == s->gen) {
-		fsck_check_file(f, &live->dist, s, n);
+		fsck_check_file(f, live, s, n);
 		return;
 	}
 	for (i = 0; i < n; i++)
 		fsck_orphan(f, &s[i]);
 }
 
-/* Stripes from *i on whose inode lies in the range of reply r, which
+/* Stripes from *i on whose inode lies in the range of v[0 .. nv), which
  * starts there: judge them group by group.  *i moves past them. */
 static void
-fsck_judge_range(struct fsck *f, const struct pvfs_mgr_inolist_rep *r,
+fsck_judge_range(struct fsck *f, const struct pvfs_ino_info *v, uint32_t nv,
     size_t *i)
 {
 	uint64_t first = f->st[*i].ino;
-	uint64_t last = first + (PVFS_INOLIST_SPAN - 1);
+	uint64_t last = first + (PVFS_ADMIN_INOLIST_SPAN - 1);
 	size_t j;
 
 	if (last < first)
@@ -370,29 +338,30 @@ fsck_judge_range(struct fsck *f, const struct pvfs_mgr_inolist_rep *r,
 		for (j = *i + 1; j < f->nst && f->st[j].ino == f->st[*i].ino &&
 		    f->st[j].gen == f->st[*i].gen; j++)
 			;
-		fsck_judge(f, r, &f->st[*i], j - *i);
+		fsck_judge(f, v, nv, &f->st[*i], j - *i);
 		*i = j;
 	}
 }
 
-/* Ask the mgr about each range of PVFS_INOLIST_SPAN inodes that starts
- * at a listed stripe's inode, and only those.  0 or -1 (reported). */
+/* Ask the mgr about each range of PVFS_ADMIN_INOLIST_SPAN inodes that
+ * starts at a listed stripe's inode, and only those.  0 or -1
+ * (reported). */
 static int
 fsck_scan_mgr(struct fsck *f)
 {
-	struct pvfs_mgr_inolist_rep r;
+	struct pvfs_ino_info *v;
 	size_t i = 0;
+	uint32_t n;
 
 	qsort(f->st, f->nst, sizeof(*f->st), fsck_stripe_cmp);
 	while (i < f->nst) {
-		if (admin_inolist(f->fs, f->st[i].ino, PVFS_INOLIST_SPAN,
-		    &r) != 0) {
+		if (pvfs_admin_inodes(f->a, f->st[i].ino,
+		    PVFS_ADMIN_INOLIST_SPAN, &v, &n) != 0) {
 			tool_errmsg(f->path, "mgr: %s", strerror(errno));
 			return -1;
 		}
-		f->cap = r.cap;
-		fsck_judge_range(f, &r, &i);
-		pvfs_msg_free(PVFS_MGR_INOLIST, 1, &r);
+		fsck_judge_range(f, v, n, &i);
+		free(v);
 	}
 	return 0;
 }
@@ -418,17 +387,31 @@ fsck_print_short(const struct fsck *f)
 	}
 }
 
+/* The file system and an ADMIN capability (the mgr lists no inode). */
+static int
+fsck_start(struct fsck *f)
+{
+	struct pvfs_ino_info *v;
+	uint32_t n;
+
+	if ((f->a = pvfs_admin_open(f->path)) == NULL ||
+	    pvfs_admin_niods(f->a, &f->niods) != 0) {
+		tool_err(f->path, errno);
+		return -1;
+	}
+	if (pvfs_admin_inodes(f->a, 0, 0, &v, &n) != 0) {
+		tool_errmsg(f->path, "mgr: %s", strerror(errno));
+		return -1;
+	}
+	free(v);
+	return 0;
+}
+
 static int
 fsck_run(struct fsck *f)
 {
-	if (admin_fs(f->path, &f->fs) != 0) {
-		tool_err(f->path, errno);
+	if (fsck_start(f) != 0)
 		return FSCK_OPERROR;
-	}
-	if (fsck_refresh_cap(f) != 0) {
-		tool_errmsg(f->path, "mgr: %s", strerror(errno));
-		return FSCK_OPERROR;
-	}
 	fsck_scan_iods(f);
 	if (fsck_scan_mgr(f) != 0)
 		return FSCK_OPERROR;
@@ -439,7 +422,7 @@ fsck_run(struct fsck *f)
 		f->status |= FSCK_LEFT;
 	printf("%s: %zu stripe files on %u iods, %llu live files with stripes, "
 	    "%llu with missing or short stripes, %llu orphans (%llu bytes), "
-	    "%llu removed\n", f->path, f->nst, f->fs->niods,
+	    "%llu removed\n", f->path, f->nst, f->niods,
 	    (unsigned long long)f->files, (unsigned long long)f->short_files,
 	    (unsigned long long)f->orphans,
 	    (unsigned long long)f->orphan_bytes,
@@ -469,6 +452,7 @@ main(int argc, char **argv)
 	if (!tool_need_pvfs(f.path))
 		return FSCK_OPERROR;
 	rc = fsck_run(&f);
+	pvfs_admin_close(f.a);
 	free(f.st);
 	free(f.sh);
 	return rc;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libpvfs/pvfs-internal.h"
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -49,7 +49,7 @@ struct ls_ent {
 	char *name;  /* as printed */
 	char *path;  /* to stat */
 	struct stat st;
-	struct pvfs_dist dist;
+	struct pvfs_attr_info dist;
 };
 
 struct ls_width {
@@ -122,17 +122,12 @@ ls_time(time_t t, char *buf, size_t len)
 static int
 ls_fill(struct ls_ent *e)
 {
-	struct pvfs_mgr_attrcap_rep rep;
-	struct client_fs *fs;
-
 	if (pvfs_stat(e->path, &e->st) != 0)
 		return -1;
 	memset(&e->dist, 0, sizeof(e->dist));
-	if (opt_dist && S_ISREG(e->st.st_mode)) {
-		if (admin_stat(e->path, &fs, &rep) != 0)
-			return -1;
-		e->dist = rep.attr.dist;
-	}
+	if (opt_dist && S_ISREG(e->st.st_mode) &&
+	    pvfs_admin_attr(e->path, &e->dist) != 0)
+		return -1;
 	return 0;
 }
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libpvfs/pvfs-internal.h"
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -43,33 +43,32 @@ static const struct option longopts[] = {
 static int
 ping_version(const char *what, uint32_t v)
 {
-	if (v == PVFS_PROTO_VERSION)
+	if (v == pvfs_admin_proto_version())
 		return 0;
 	printf("%s: FAILED: protocol version %u, we speak %u\n", what, v,
-	    PVFS_PROTO_VERSION);
+	    pvfs_admin_proto_version());
 	return -1;
 }
 
 static int
-ping_iod(struct client_fs *fs, uint32_t i)
+ping_iod(struct pvfs_admin *a, uint32_t i)
 {
-	struct pvfs_iod_ping_rep rep;
-	struct pvfs_iod_statfs_rep sf;
-	char addr[PVFS_HOST_MAX + 16], what[PVFS_HOST_MAX + 32], fb[16], tb[16];
-	int64_t rtt;
+	struct pvfs_ping_info rep;
+	struct pvfs_space_info sf;
+	char addr[300], what[320], fb[16], tb[16];
 
-	admin_iod_addr(fs, i, addr, sizeof(addr));
+	pvfs_admin_iod_addr(a, i, addr, sizeof(addr));
 	snprintf(what, sizeof(what), "iod %u %s", i, addr);
-	if (admin_iod_ping(fs, i, &rep, &rtt) != 0 ||
-	    admin_iod_statfs(fs, i, &sf) != 0) {
+	if (pvfs_admin_iod_ping(a, i, &rep) != 0 ||
+	    pvfs_admin_iod_space(a, i, &sf) != 0) {
 		printf("%s: FAILED: %s\n", what, strerror(errno));
 		return -1;
 	}
 	if (ping_version(what, rep.version) != 0)
 		return -1;
 	printf("%s: ok, protocol %u, up %llus, %.3f ms, %s free of %s\n", what,
-	    rep.version, (unsigned long long)rep.uptime_s, (double)rtt / 1000.0,
-	    tool_human(sf.bavail, fb, sizeof(fb)),
+	    rep.version, (unsigned long long)rep.uptime_s,
+	    (double)rep.rtt_us / 1000.0, tool_human(sf.bavail, fb, sizeof(fb)),
 	    tool_human(sf.blocks, tb, sizeof(tb)));
 	return 0;
 }
@@ -79,22 +78,22 @@ ping_iod(struct client_fs *fs, uint32_t i)
 
 /* One iod as the mgr sees it; -1 if it disagrees with the mgr. */
 static int
-ping_iodstat(const struct pvfs_iodstat_wire *w)
+ping_iodstat(const struct pvfs_admin_iodstat *w)
 {
 	static const char *names[] = { "not heard from yet", "ok",
 	    "unreachable", "key differs from the mgr's", "label mismatch",
 	    "protocol error" };
 	const char *name = w->state < sizeof(names) / sizeof(names[0]) ?
 	    names[w->state] : "unknown state";
-	int ok = w->state == PVFS_IODST_OK;
+	int ok = w->state == PVFS_IOD_STATE_OK;
 
 	printf("iod %u %s:%u: %smgr's view: %s%s%s", w->index, w->host,
 	    w->port, ok ? "" : "FAILED: ", name, w->why[0] ? ": " : "", w->why);
-	if (w->age_s != UINT32_MAX)
+	if (w->heard)
 		printf(", label %016" PRIx64 "/%u uuid %s, clock %+.3f s",
 		    w->fsid, w->label_index, w->uuid, (double)w->skew_ms / 1000);
 	printf("\n");
-	if (w->age_s != UINT32_MAX &&
+	if (w->heard &&
 	    llabs((long long)w->skew_ms) > PING_SKEW_WARN_MS)
 		printf("iod %u %s:%u: warning: clock skewed %+.1f s from the "
 		    "mgr's (capabilities are checked in the mgr's clock; keep "
@@ -105,28 +104,27 @@ ping_iodstat(const struct pvfs_iodstat_wire *w)
 
 /* The mgr's view of every iod, after its first HELLOs; failures. */
 static int
-ping_iodstatus(struct client_fs *fs)
+ping_iodstatus(struct pvfs_admin *a)
 {
-	struct pvfs_mgr_iodstatus_rep rep;
-	uint32_t i, pending;
+	struct pvfs_admin_iodstat *v;
+	uint32_t i, n, pending;
 	int bad = 0, tries = 0;
 
 	for (;;) {
-		memset(&rep, 0, sizeof(rep));
-		if (admin_iodstatus(fs, &rep) != 0) {
+		if (pvfs_admin_iod_views(a, &v, &n) != 0) {
 			printf("mgr: FAILED: iod status: %s\n", strerror(errno));
 			return 1;
 		}
-		for (i = pending = 0; i < rep.n; i++)
-			pending += rep.iods[i].state == PVFS_IODST_PENDING;
+		for (i = pending = 0; i < n; i++)
+			pending += v[i].state == PVFS_IOD_STATE_PENDING;
 		if (pending == 0 || ++tries >= PING_PENDING_WAIT)
 			break;
-		pvfs_msg_free(PVFS_MGR_IODSTATUS, 1, &rep);
+		free(v);
 		usleep(100000);
 	}
-	for (i = 0; i < rep.n; i++)
-		bad += ping_iodstat(&rep.iods[i]) != 0;
-	pvfs_msg_free(PVFS_MGR_IODSTATUS, 1, &rep);
+	for (i = 0; i < n; i++)
+		bad += ping_iodstat(&v[i]) != 0;
+	free(v);
 	return bad;
 }
 
@@ -134,23 +132,23 @@ ping_iodstatus(struct client_fs *fs)
 static int
 ping_fs(const char *path)
 {
-	struct pvfs_mgr_ping_rep rep;
-	struct client_fs *fs;
-	char what[PVFS_HOST_MAX + 32];
-	int64_t rtt;
-	uint32_t i;
+	struct pvfs_ping_info rep;
+	struct pvfs_admin *a;
+	char addr[300], what[320];
+	uint32_t i, niods;
 	int bad = 0, dis;
-	char inner[PVFS_PATH_MAX + 1];
 
-	if (client_resolve(path, &fs, inner) != 0) {
+	if ((a = pvfs_admin_open(path)) == NULL) {
 		tool_err(path, errno);
 		return 1;
 	}
-	snprintf(what, sizeof(what), strchr(fs->mgr.host, ':') ? "mgr [%s]:%u" :
-	    "mgr %s:%u", fs->mgr.host, fs->mgr.port);
-	if (admin_mgr_ping(fs, &rep, &rtt) != 0 || client_fs_info(fs) != 0) {
+	pvfs_admin_mgr_addr(a, addr, sizeof(addr));
+	snprintf(what, sizeof(what), "mgr %s", addr);
+	if (pvfs_admin_mgr_ping(a, &rep) != 0 ||
+	    pvfs_admin_niods(a, &niods) != 0) {
 		printf("%s: FAILED: %s\n", what, strerror(errno));
 		tool_errmsg(path, "mgr unreachable");
+		pvfs_admin_close(a);
 		return 1;
 	}
 	if (ping_version(what, rep.version) != 0)
@@ -158,14 +156,15 @@ ping_fs(const char *path)
 	else
 		printf("%s: ok, protocol %u, fsid %016llx, up %llus, %.3f ms, %u iods\n",
 		    what, rep.version, (unsigned long long)rep.fsid,
-		    (unsigned long long)rep.uptime_s, (double)rtt / 1000.0, fs->niods);
-	for (i = 0; i < fs->niods; i++)
-		bad += ping_iod(fs, i) != 0;
+		    (unsigned long long)rep.uptime_s, (double)rep.rtt_us / 1000.0, niods);
+	for (i = 0; i < niods; i++)
+		bad += ping_iod(a, i) != 0;
 	if (bad)
-		tool_errmsg(path, "%d of %u daemons failed", bad, fs->niods + 1);
-	if ((dis = ping_iodstatus(fs)) != 0)
+		tool_errmsg(path, "%d of %u daemons failed", bad, niods + 1);
+	if ((dis = ping_iodstatus(a)) != 0)
 		tool_errmsg(path, "the mgr finds %d of %u iods wrong or unreachable",
-		    dis, fs->niods);
+		    dis, niods);
+	pvfs_admin_close(a);
 	return bad + dis;
 }
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libpvfs/pvfs-internal.h"
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -65,32 +65,32 @@ stat_ids(const struct stat *st)
 
 /* The distribution and what each iod holds. */
 static int
-stat_parts(const char *path, struct client_fs *fs,
-    const struct pvfs_mgr_attrcap_rep *rep)
+stat_parts(const char *path, struct pvfs_admin *a,
+    const struct pvfs_attr_info *d)
 {
-	const struct pvfs_dist *d = &rep->attr.dist;
-	struct admin_part *parts;
-	char addr[PVFS_HOST_MAX + 16];
+	struct pvfs_part_info *parts;
+	char addr[300];
 	uint64_t bytes = 0, alloc = 0;
 	uint32_t i;
+	int n;
 
 	printf("  Dist: base %u  pcount %u  ssize %u\n", d->base, d->pcount,
 	    d->ssize);
 	parts = tool_xmalloc(d->pcount * sizeof(*parts));
-	if (admin_file_parts(fs, rep, parts) != 0) {
+	if ((n = pvfs_admin_parts(path, parts, d->pcount)) < 0) {
 		tool_err(path, errno);
 		free(parts);
 		return -1;
 	}
 	printf("  %4s %4s  %-24s %15s %15s\n", "part", "iod", "address", "bytes",
 	    "allocated");
-	for (i = 0; i < d->pcount; i++) {
-		admin_iod_addr(fs, parts[i].iod, addr, sizeof(addr));
+	for (i = 0; i < (uint32_t)n; i++) {
+		pvfs_admin_iod_addr(a, parts[i].iod, addr, sizeof(addr));
 		printf("  %4u %4u  %-24s %15llu %15llu\n", parts[i].rel, parts[i].iod,
-		    addr, (unsigned long long)parts[i].size.local_size,
-		    (unsigned long long)parts[i].size.blocks * 512);
-		bytes += parts[i].size.local_size;
-		alloc += parts[i].size.blocks * 512;
+		    addr, (unsigned long long)parts[i].local_size,
+		    (unsigned long long)parts[i].blocks * 512);
+		bytes += parts[i].local_size;
+		alloc += parts[i].blocks * 512;
 	}
 	printf("  %4s %4s  %-24s %15llu %15llu\n", "", "", "total",
 	    (unsigned long long)bytes, (unsigned long long)alloc);
@@ -101,11 +101,12 @@ stat_parts(const char *path, struct client_fs *fs,
 static void
 stat_one(const char *path)
 {
-	struct pvfs_mgr_attrcap_rep rep;
-	struct client_fs *fs;
+	struct pvfs_attr_info attr;
+	struct pvfs_admin *a;
 	struct stat st;
 
-	if (pvfs_stat(path, &st) != 0 || admin_stat(path, &fs, &rep) != 0) {
+	if (pvfs_stat(path, &st) != 0 || pvfs_admin_attr(path, &attr) != 0 ||
+	    (a = pvfs_admin_open(path)) == NULL) {
 		tool_err(path, errno);
 		return;
 	}
@@ -119,7 +120,8 @@ stat_one(const char *path)
 	stat_time("Modify", &st.st_mtim);
 	stat_time("Change", &st.st_ctim);
 	if (S_ISREG(st.st_mode))
-		stat_parts(path, fs, &rep);
+		stat_parts(path, a, &attr);
+	pvfs_admin_close(a);
 }
 
 int

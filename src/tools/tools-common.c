@@ -15,7 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "libpvfs/pvfs-internal.h"
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 const char *tool_prog = "pvfs";
@@ -36,7 +36,7 @@ tool_err(const char *path, int err)
 {
 	const char *who = pvfs_error_detail();
 
-	if (who != NULL && client_detail_err() == err)
+	if (who != NULL && pvfs_error_detail_errno() == err)
 		tool_errmsg(path, "%s (%s)", strerror(err), who);
 	else
 		tool_errmsg(path, "%s", strerror(err));
@@ -257,7 +257,7 @@ static void
 tool_tab_check(const char *path)
 {
 	const char *tab, *cause = NULL;
-	int st = client_tab_status(&tab, &cause);
+	int st = pvfs_tab_status(&tab, &cause);
 
 	if (st == 0 || (st == ENOENT && tool_local_ok))
 		return;
@@ -342,38 +342,19 @@ tool_base(const char *path)
 int
 tool_is_root(const char *path)
 {
-	char inner[PVFS_PATH_MAX + 1];
-	struct client_fs *fs;
-
-	return client_resolve(path, &fs, inner) == 0 && strcmp(inner, "/") == 0;
+	return pvfs_path_is_root(path);
 }
 
 int
 tool_tab_prefixes(char ***out)
 {
-	const char *path = pvfs_tab_path();
-	struct pvfs_tab_entry *tab = NULL;
-	char *text, *cause = NULL;
-	size_t len;
-	int i, n;
+	char *cause;
+	int n;
 
-	(void)len;
-	if ((text = pvfs_config_read(path, 1 << 20, &cause)) == NULL) {
-		tool_errmsg(NULL, "%s", cause);
+	if ((n = pvfs_tab_prefixes(out, &cause)) < 0) {
+		tool_errmsg(NULL, "%s", cause != NULL ? cause : strerror(errno));
 		free(cause);
-		return -1;
 	}
-	n = pvfs_tab_parse(text, path, &tab, &cause);
-	free(text);
-	if (n < 0) {
-		tool_errmsg(NULL, "%s", cause);
-		free(cause);
-		return -1;
-	}
-	*out = tool_xmalloc((size_t)n * sizeof(char *));
-	for (i = 0; i < n; i++)
-		(*out)[i] = strdup(tab[i].prefix);
-	free(tab);
 	return n;
 }
 

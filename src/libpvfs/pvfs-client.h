@@ -1,0 +1,235 @@
+/*
+ * pvfs-client.h - the client library's API for in-tree consumers: the
+ * descriptor API of pvfs.h (file.c), the preload shim, the tools and the
+ * FUSE client.  See doc/design.md, "The client's open-file API".
+ *
+ * Library structs only: nothing here depends on the wire protocol, so a
+ * consumer never builds or decodes a message.  Calls return NULL or -1
+ * with errno, like the pvfs_* calls of pvfs.h, which belong to this API
+ * too (pvfs_stat, pvfs_lstat, pvfs_access, pvfs_unlink, pvfs_rename,
+ * pvfs_rmdir, pvfs_truncate, pvfs_statfs, pvfs_opendir...).  Modes are
+ * used as given here: the caller applies its umask.  All calls are
+ * thread-safe.  None of these names is exported from libpvfs.so.
+ */
+#ifndef PVFS_CLIENT_H
+#define PVFS_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "pvfs.h"
+
+/* ---- pvfs-file.c: open files, inode-based, with explicit offsets ---- */
+
+/* An open file: one inode and the capability the mgr granted for it.  It
+ * keeps no offset (the caller does).  Refcounted: pvfs_file_dup adds an
+ * owner, pvfs_file_close drops one. */
+struct pvfs_file;
+
+/* What an open file is. */
+struct pvfs_file_info {
+	uint64_t fsid;
+	uint64_t ino;
+	mode_t mode;                 /* S_IFMT and permission bits at open */
+	int flags;                   /* O_* given at open */
+	struct pvfs_filestat dist;   /* base, pcount, ssize */
+};
+
+/* Open (create) path with O_* flags; dist (NULL: the defaults) is the
+ * distribution of a file O_CREAT makes, as for PVFS_O_META. */
+struct pvfs_file *pvfs_file_open(const char *path, int flags, mode_t mode,
+    const struct pvfs_filestat *dist);
+struct pvfs_file *pvfs_file_dup(struct pvfs_file *f);
+/* Drop one owner; the last one frees f.  NULL is ignored. */
+void pvfs_file_close(struct pvfs_file *f);
+void pvfs_file_info(struct pvfs_file *f, struct pvfs_file_info *info);
+
+/* An open file as bytes, to rebuild it in another process (after exec):
+ * pvfs_file_export writes at most PVFS_FILE_EXPORT_MAX bytes to buf and
+ * returns their number, 0 if len is too small; pvfs_file_import takes a
+ * path of the same file system (its mount prefix is enough). */
+#define PVFS_FILE_EXPORT_MAX 192
+size_t pvfs_file_export(struct pvfs_file *f, void *buf, size_t len);
+struct pvfs_file *pvfs_file_import(const char *path, const void *buf,
+    size_t len);
+
+/* Bytes transferred at file offset off.  Reads stop at the end of file;
+ * EBADF if not open for it, EISDIR/EINVAL if not a regular file, EFBIG
+ * past 2^63 - 1.  O_SYNC/O_DSYNC flags sync after a write. */
+ssize_t pvfs_file_preadv(struct pvfs_file *f, const struct iovec *iov,
+    int iovcnt, uint64_t off);
+ssize_t pvfs_file_pwritev(struct pvfs_file *f, const struct iovec *iov,
+    int iovcnt, uint64_t off);
+/* The logical size (0 for a directory). */
+int pvfs_file_size(struct pvfs_file *f, uint64_t *size);
+/* ESTALE if the inode is another file's now. */
+int pvfs_file_stat(struct pvfs_file *f, struct stat *st);
+/* EINVAL unless a regular file open for writing. */
+int pvfs_file_truncate(struct pvfs_file *f, uint64_t length);
+int pvfs_file_sync(struct pvfs_file *f, int datasync);
+/* Where part rel of f's distribution lives: its index in the file
+ * system's iod table, and "host:port" in addr (ERANGE: too short). */
+int pvfs_file_iod(struct pvfs_file *f, uint32_t rel, char *addr, size_t len);
+
+/* ---- meta.c: attributes and the name space by path ---- */
+
+#define PVFS_SET_MODE 0x01u
+#define PVFS_SET_UID 0x02u
+#define PVFS_SET_GID 0x04u
+#define PVFS_SET_ATIME 0x08u       /* to atime */
+#define PVFS_SET_MTIME 0x10u       /* to mtime */
+#define PVFS_SET_ATIME_NOW 0x20u
+#define PVFS_SET_MTIME_NOW 0x40u
+
+/* The attributes to change: the fields that mask names. */
+struct pvfs_setattr {
+	unsigned mask;               /* PVFS_SET_* */
+	mode_t mode;                 /* permission bits (07777) */
+	uid_t uid;
+	gid_t gid;
+	struct timespec atime, mtime;
+};
+
+int pvfs_file_setattr(struct pvfs_file *f, const struct pvfs_setattr *sa);
+int pvfs_path_setattr(const char *path, const struct pvfs_setattr *sa);
+int pvfs_path_mkdir(const char *path, mode_t mode);
+
+/* ---- admin.c: what the tools ask of the mgr and of single iods ---- */
+
+/* A file's identity and distribution as the mgr keeps them. */
+struct pvfs_attr_info {
+	uint64_t fsid, ino, gen;
+	mode_t mode;
+	uint32_t base, pcount, ssize;
+};
+/* What one iod holds of a file. */
+struct pvfs_part_info {
+	uint32_t rel, iod;           /* position in the file, in the iod table */
+	uint64_t local_size;         /* bytes of its stripe file */
+	uint64_t blocks;             /* 512-byte blocks allocated */
+};
+/* A daemon's answer to a ping. */
+struct pvfs_ping_info {
+	uint32_t version;            /* its protocol version */
+	uint64_t uptime_s;
+	uint64_t fsid;               /* the mgr's only */
+	int64_t rtt_us;              /* the request's round trip */
+};
+/* Space in bytes: one iod's, or the sum over the file system's. */
+struct pvfs_space_info {
+	uint64_t bsize, blocks, bfree, bavail;
+};
+/* One iod as the mgr sees it (pvfs-ping). */
+enum pvfs_admin_iod_state {
+	PVFS_IOD_STATE_PENDING,      /* not heard from yet */
+	PVFS_IOD_STATE_OK,
+	PVFS_IOD_STATE_UNREACHABLE,
+	PVFS_IOD_STATE_BADKEY,
+	PVFS_IOD_STATE_BADLABEL,
+	PVFS_IOD_STATE_PROTO,
+};
+struct pvfs_admin_iodstat {
+	uint32_t index;
+	unsigned state;              /* enum pvfs_admin_iod_state, or newer */
+	char host[256];
+	uint16_t port;
+	int heard;                   /* the fields below are known */
+	uint64_t fsid;
+	uint32_t label_index;
+	char uuid[72];
+	int64_t skew_ms;             /* its clock minus the mgr's */
+	char why[128];               /* the last failure, "" if none */
+};
+
+/* One file system, as the tools see it: the mgr, each iod, and for
+ * pvfs-fsck an ADMIN capability renewed when it expires. */
+struct pvfs_admin;
+
+/* A live inode as the mgr lists it (pvfs-fsck). */
+struct pvfs_ino_info {
+	uint64_t ino, gen;
+	uint32_t base, pcount, ssize;
+};
+/* A stripe file as an iod lists it. */
+struct pvfs_stripe_info {
+	uint64_t ino, gen;
+	uint64_t size;               /* bytes of the stripe file */
+};
+
+/* The protocol version this library speaks. */
+uint32_t pvfs_admin_proto_version(void);
+/* The file system of path (or pvfs://host:port/ URL); nothing is asked
+ * of its daemons yet. */
+struct pvfs_admin *pvfs_admin_open(const char *path);
+void pvfs_admin_close(struct pvfs_admin *a);
+/* "host:port" of the mgr, of iod i (brackets around an IPv6 host). */
+void pvfs_admin_mgr_addr(struct pvfs_admin *a, char *addr, size_t len);
+int pvfs_admin_iod_addr(struct pvfs_admin *a, uint32_t i, char *addr,
+    size_t len);
+/* The number of iods (asks the mgr once). */
+int pvfs_admin_niods(struct pvfs_admin *a, uint32_t *n);
+/* Ping the mgr or iod i on a fresh connection. */
+int pvfs_admin_mgr_ping(struct pvfs_admin *a, struct pvfs_ping_info *p);
+int pvfs_admin_iod_ping(struct pvfs_admin *a, uint32_t i,
+    struct pvfs_ping_info *p);
+int pvfs_admin_iod_space(struct pvfs_admin *a, uint32_t i,
+    struct pvfs_space_info *s);
+/* The mgr's view of every iod: a malloc'd array in *v, its length in *n. */
+int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
+    uint32_t *n);
+/* pvfs-fsck: the live inodes of [first, first + count) (count at most
+ * PVFS_ADMIN_INOLIST_SPAN), ascending; the stripe files of subdirectory
+ * sub (0..255) of iod i after (after_ino, after_gen), ascending, with
+ * *eof set after the last; removing the stripe file (ino, gen) of iod i.
+ * Arrays are malloc'd. */
+#define PVFS_ADMIN_INOLIST_SPAN 16384
+int pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
+    struct pvfs_ino_info **v, uint32_t *n);
+int pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
+    uint64_t after_ino, uint64_t after_gen, struct pvfs_stripe_info **v,
+    uint32_t *n, int *eof);
+int pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino,
+    uint64_t gen);
+
+/* A file's identity and distribution, by path. */
+int pvfs_admin_attr(const char *path, struct pvfs_attr_info *attr);
+/* Ask each of a regular file's iods what it holds: parts has room for
+ * max entries; the number filled (the file's pcount), or -1. */
+int pvfs_admin_parts(const char *path, struct pvfs_part_info *parts,
+    uint32_t max);
+
+/* ---- client.c: the pvfstab ---- */
+
+/* The pvfstab's state: 0 loaded, ENOENT missing, EINVAL malformed (with
+ * *cause "file:line: why"); *path is the file tried. */
+int pvfs_tab_status(const char **path, const char **cause);
+/* The mount prefixes of the pvfstab ($PVFSTAB_FILE, else /etc/pvfstab),
+ * read now: their number, in *out a NULL-terminated malloc'd list (free
+ * it with pvfs_free_list).  -1 with errno and a malloc'd *cause (or NULL):
+ * EINVAL if malformed, else why it could not be read. */
+int pvfs_tab_prefixes(char ***out, char **cause);
+void pvfs_free_list(char **list);
+/* 1 if path is the root of a file system. */
+int pvfs_path_is_root(const char *path);
+/* pathconf(3)'s _PC_NAME_MAX, _PC_PATH_MAX and _PC_LINK_MAX inside a file
+ * system; -1 for other names (errno untouched). */
+long pvfs_pathconf_limit(int name);
+/* The errno that pvfs_error_detail() goes with, 0 if none. */
+int pvfs_error_detail_errno(void);
+
+/* ---- conn.c: the library's sockets ---- */
+
+/* Called on every socket the library makes (open: it may move it and
+ * returns the descriptor to use) and before it closes one.  Set once,
+ * before the first call into the library (the preload shim). */
+struct pvfs_socket_hooks {
+	int (*open)(int fd);
+	void (*close)(int fd);
+};
+void pvfs_set_socket_hooks(const struct pvfs_socket_hooks *h);
+
+#endif /* PVFS_CLIENT_H */

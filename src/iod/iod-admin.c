@@ -63,7 +63,7 @@ void iod_admin_purge(struct iod_conn *c, const struct pvfs_iod_purge_req *r)
 		err = r->ino == 0 ? EINVAL : -iod_store_remove(r->ino, r->gen);
 	if (err == 0)
 		log_info("%s: purged the stripe file of inode %llu gen %016llx",
-		    c->peer, (unsigned long long)r->ino,
+		    c->dc.name, (unsigned long long)r->ino,
 		    (unsigned long long)r->gen);
 	iod_conn_reply(c, err, NULL);
 }

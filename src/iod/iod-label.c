@@ -251,7 +251,7 @@ void iod_label_hello(struct iod_conn *c, const struct pvfs_iod_hello_req *r)
 		label_verdict(r, &rep.flags);
 	} else if (!iod.hello_key_warned) {
 		log_error("%s: HELLO with a mac this iod's key does not verify: "
-		    "the mgr's key differs from %s", c->peer, iod.keyfile);
+		    "the mgr's key differs from %s", c->dc.name, iod.keyfile);
 		iod.hello_key_warned = 1;
 	}
 	rep.fsid = iod.label.fsid;

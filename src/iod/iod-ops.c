@@ -601,7 +601,7 @@ void iod_op_dispatch(struct iod_conn *c)
 		iod_conn_fail(c, EPROTO, "malformed request body");
 		return;
 	}
-	log_debug("%s: %s reqid %u", c->peer, pvfs_op_name(op), c->hdr.reqid);
+	log_debug("%s: %s reqid %u", c->dc.name, pvfs_op_name(op), c->hdr.reqid);
 	iod_op_run(c, &req);
 	pvfs_msg_free(op, 0, &req);
 }

@@ -241,7 +241,6 @@ static uint16_t iod_prepare(void)
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
 		fatal("out of memory");
 	signal(SIGPIPE, SIG_IGN);
-	TAILQ_INIT(&iod.conns);
 	return iod_listen();
 }
 
@@ -272,14 +271,7 @@ static void iod_loop_init(void)
 		fatal("cannot initialise libev");
 	/* Here, after the fork, so that the limits reach the log file. */
 	pvfs_peer_limit_init(iod.max_conns, pvfs_raise_nofile());
-	ev_io_init(&iod.accept_io, iod_conn_accept_cb, iod.lfd, EV_READ);
-	ev_io_start(iod.loop, &iod.accept_io);
-	ev_timer_init(&iod.accept_timer, iod_conn_accept_timer_cb, 0., 0.);
-	if (iod.ufd != -1) {
-		ev_io_init(&iod.accept_uio, iod_conn_accept_cb, iod.ufd, EV_READ);
-		ev_io_start(iod.loop, &iod.accept_uio);
-	}
-	iod_conn_idle_start();
+	iod_conn_start();
 	ev_signal_init(&iod_sigterm, iod_signal_cb, SIGTERM);
 	ev_signal_start(iod.loop, &iod_sigterm);
 	ev_signal_init(&iod_sigint, iod_signal_cb, SIGINT);
@@ -308,17 +300,10 @@ static void iod_publish(uint16_t port)
 
 static void iod_shutdown(void)
 {
-	iod_conn_close_all();
+	iod_conn_stop();
 	iod_store_shutdown();
-	ev_io_stop(iod.loop, &iod.accept_io);
-	ev_io_stop(iod.loop, &iod.accept_uio);
-	ev_timer_stop(iod.loop, &iod.accept_timer);
-	ev_timer_stop(iod.loop, &iod.idle_timer);
-	close(iod.lfd);
-	if (iod.ufd != -1) {
-		close(iod.ufd);
+	if (iod.ufd != -1)
 		unlink(iod.sock);
-	}
 	free(iod.xbuf);
 	close(iod.label_fd);
 	if (iod.pidfile != NULL)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "dconn.h"
 
 #define IOD_DEFAULT_DATADIR "/var/lib/pvfs/data"
 #define IOD_DEFAULT_KEYFILE "/etc/pvfs/secret"
@@ -31,7 +32,6 @@
 #define IOD_BUDGET_PIECES 65536    /* stripe pieces walked per wake-up */
 #define IOD_BUDGET_REQS 32         /* requests served per wake-up */
 #define IOD_STORE_FDS 128          /* open stripe files kept in the LRU */
-#define IOD_ACCEPT_BATCH 64        /* accepts per wake-up */
 
 /* iod.c: the daemon as a whole. */
 struct iod_conn;
@@ -42,7 +42,6 @@ struct iod_label {
 	uint32_t index;
 	char uuid[PVFS_UUID_HEX + 1];
 };
-TAILQ_HEAD(iod_conns, iod_conn);
 
 struct iod {
 	struct ev_loop *loop;
@@ -59,18 +58,12 @@ struct iod {
 	size_t keylen;
 	int64_t start_ms;   /* monotonic, for PING uptime */
 
-	int lfd;
-	ev_io accept_io;
 	const char *sock;      /* Unix socket path (-u), NULL: none */
-	int ufd;               /* its listener, -1 if none */
-	ev_io accept_uio;
-	ev_timer accept_timer; /* re-enables accept after EMFILE */
 	double idle_timeout;   /* seconds without a byte moved; 0 = never */
 	unsigned max_conns;    /* per peer (peer-limit.c) */
-	ev_timer idle_timer;   /* sweeps connections past idle_timeout */
+	int lfd, ufd;          /* the listeners (ufd -1: none), until served */
+	struct dconn_server srv; /* connections (dconn.c) */
 	uint8_t *xbuf;         /* the shared WRITE buffer, IOD_XFER_BUF bytes */
-	struct iod_conns conns;
-	unsigned nconns;
 
 	uint64_t want_fsid;    /* --fsid: the label must say it; 0: any */
 	long want_index;       /* --index: likewise; -1: any */
@@ -138,15 +131,10 @@ struct iod_xfer {
 	int discard;             /* WRITE refused: drain without writing */
 };
 
+/* A connection: the layer's part (dconn.h) first. */
 struct iod_conn {
-	int fd;
-	ev_io io;
-	int events;               /* what io watches now, 0 if stopped */
+	struct dconn dc;
 	enum iod_conn_state state;
-	char peer[64];            /* "host:port", for logs */
-	struct pvfs_peer *limit;  /* the peer's count (peer-limit.c), or NULL */
-	ev_tstamp last_io;        /* loop time of the last readiness */
-	ev_tstamp frame_start;    /* first byte of the request's frame */
 
 	uint8_t hdr_raw[PVFS_HDR_LEN];
 	uint8_t body[IOD_BODY_MAX];
@@ -158,16 +146,12 @@ struct iod_conn {
 	int stream_next;          /* after the reply: SEND_STREAM */
 	int close_after;          /* after the reply: close (bad frame) */
 	const char *why;          /* why the connection closes */
-	int close_errno;          /* errno behind why, 0 if none */
-	int quiet;                /* a normal close: log at debug level */
+	int close_err;            /* dconn_close's err for why */
 	struct iod_xfer xfer;
-
-	TAILQ_ENTRY(iod_conn) entry;
 };
-void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents);
-void iod_conn_accept_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
-void iod_conn_close_all(void);
-void iod_conn_idle_start(void);
+/* Serve connections on the listeners iod_prepare opened. */
+void iod_conn_start(void);
+void iod_conn_stop(void);
 int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg);
 void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why);
 

@@ -78,9 +78,11 @@ mgr_auth_free(void)
 void
 mgr_auth_accept(struct mgr_conn *c, int is_unix)
 {
+	int32_t pid;
+
 	if (!is_unix)
 		return;
-	if (pvfs_unix_peer_cred(c->fd, &c->ident) != 0) {
+	if (pvfs_unix_peer_cred(c->fd, &c->ident, &pid) != 0) {
 		log_warn("unix peer: no credentials: %s", strerror(errno));
 		snprintf(c->peer, sizeof(c->peer), "unix:?");
 		return;

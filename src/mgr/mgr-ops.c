@@ -705,13 +705,13 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 	int status;
 
 	if (op < PVFS_MGR_PING || op >= PVFS_MGR_OP_END) {
-		log_debug("%s: unknown opcode 0x%x", c->peer, op);
+		log_debug("%s: unknown opcode 0x%x", c->dc.name, op);
 		mgr_conn_reply(c, op, h->reqid, EOPNOTSUPP, NULL);
 		return 0;
 	}
 	memset(&op_req, 0, pvfs_msg_size(op, 0));
 	if (pvfs_msg_decode(op, 0, body, h->body_len, &op_req) != 0) {
-		log_info("%s: malformed %s request", c->peer, pvfs_op_name(op));
+		log_info("%s: malformed %s request", c->dc.name, pvfs_op_name(op));
 		mgr_conn_reply(c, op, h->reqid, EPROTO, NULL);
 		return -1;
 	}
@@ -727,6 +727,6 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 	op_conn = NULL;
 	mgr_conn_reply(c, op, h->reqid, status, &op_rep);
 	pvfs_msg_free(op, 0, &op_req);
-	log_debug("%s: %s -> %d", c->peer, pvfs_op_name(op), status);
+	log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);
 	return 0;
 }

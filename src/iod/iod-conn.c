@@ -103,6 +103,21 @@ int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg)
 void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why)
 {
 	iod_conn_reply(c, status, NULL);
+	iod_conn_close_after(c, why);
+}
+
+void iod_conn_stream_send(struct iod_conn *c)
+{
+	c->stream_next = 1;
+}
+
+void iod_conn_stream_recv(struct iod_conn *c)
+{
+	c->state = IOD_CONN_READ_STREAM;
+}
+
+void iod_conn_close_after(struct iod_conn *c, const char *why)
+{
 	c->stream_next = 0;
 	c->close_after = 1;
 	c->why = why;

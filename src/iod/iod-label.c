@@ -238,26 +238,27 @@ static void label_verdict(const struct pvfs_iod_hello_req *r, uint32_t *flags)
 }
 
 /* IOD_HELLO: verify the mgr's mac, adopt its clock, compare the label. */
-void iod_label_hello(struct iod_conn *c, const struct pvfs_iod_hello_req *r)
+int iod_label_hello(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
-	struct pvfs_iod_hello_rep rep;
+	const struct pvfs_iod_hello_req *r = &req->hello;
+	struct pvfs_iod_hello_rep *h = &rep->hello;
 	uint8_t mac[PVFS_MAC_LEN];
 
-	memset(&rep, 0, sizeof rep);
 	pvfs_hello_req_mac(r, iod.key, iod.keylen, mac);
 	if (pvfs_memcmp_ct(mac, r->mac, sizeof mac) == 0) {
-		rep.flags |= PVFS_HELLO_KEY_OK;
+		h->flags |= PVFS_HELLO_KEY_OK;
 		label_clock(r);
-		label_verdict(r, &rep.flags);
+		label_verdict(r, &h->flags);
 	} else if (!iod.hello_key_warned) {
 		log_error("%s: HELLO with a mac this iod's key does not verify: "
 		    "the mgr's key differs from %s", c->dc.name, iod.keyfile);
 		iod.hello_key_warned = 1;
 	}
-	rep.fsid = iod.label.fsid;
-	rep.index = iod.label.index;
-	memcpy(rep.uuid, iod.label.uuid, sizeof rep.uuid);
-	rep.iod_ns = iod_label_own_ns();
-	pvfs_hello_rep_mac(&rep, r->nonce, iod.key, iod.keylen, rep.mac);
-	iod_conn_reply(c, 0, &rep);
+	h->fsid = iod.label.fsid;
+	h->index = iod.label.index;
+	memcpy(h->uuid, iod.label.uuid, sizeof h->uuid);
+	h->iod_ns = iod_label_own_ns();
+	pvfs_hello_rep_mac(h, r->nonce, iod.key, iod.keylen, h->mac);
+	return 0;
 }

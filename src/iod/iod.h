@@ -154,8 +154,51 @@ void iod_conn_start(void);
 void iod_conn_stop(void);
 int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg);
 void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why);
+/* What a handler may ask of its connection besides a reply. */
+/* Send c->xfer's stream after the reply. */
+void iod_conn_stream_send(struct iod_conn *c);
+/* Receive c->xfer's stream now; its end replies (iod_op_write_done). */
+void iod_conn_stream_recv(struct iod_conn *c);
+/* Close once the reply is sent: the stream cannot be resynchronised. */
+void iod_conn_close_after(struct iod_conn *c, const char *why);
 
 /* iod-ops.c: request handlers and the stripe walk they share. */
+/* Every request body an iod decodes; pvfs_msg_size() is checked against
+ * it so that a codec change cannot overflow the stack. */
+union iod_req {
+	struct pvfs_none none;
+	struct pvfs_iod_read_req read;
+	struct pvfs_iod_write_req write;
+	struct pvfs_iod_truncate_req truncate;
+	struct pvfs_iod_cap_req cap;
+	struct pvfs_iod_fsync_req fsync;
+	struct pvfs_iod_size_req size;
+	struct pvfs_iod_read_list_req read_list;
+	struct pvfs_iod_write_list_req write_list;
+	struct pvfs_iod_list_req list;
+	struct pvfs_iod_purge_req purge;
+	struct pvfs_iod_hello_req hello;
+	uint8_t pad[256];
+};
+
+union iod_rep {
+	struct pvfs_none none;
+	struct pvfs_iod_ping_rep ping;
+	struct pvfs_iod_read_rep read;
+	struct pvfs_iod_write_rep write;
+	struct pvfs_iod_size_rep size;
+	struct pvfs_iod_statfs_rep statfs;
+	struct pvfs_iod_list_rep list;
+	struct pvfs_iod_hello_rep hello;
+	uint8_t pad[256];
+};
+
+/* Every handler: the connection, the decoded request and the reply to
+ * fill (zeroed); the reply's status (0 or a positive errno), or
+ * IOD_OP_STREAM when it receives a stream whose end replies. */
+#define IOD_OP_STREAM (-1)
+typedef int (*iod_op_fn)(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
 void iod_op_dispatch(struct iod_conn *c);
 /* Log why a capability was refused (PVFS_CAP_*), rate-limited. */
 void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now);
@@ -175,10 +218,13 @@ int iod_label_open(const char *datadir, char **cause);
 int64_t iod_label_own_ns(void);
 int64_t iod_label_now(void);
 int iod_label_cap_check(const struct pvfs_cap *cap);
-void iod_label_hello(struct iod_conn *c, const struct pvfs_iod_hello_req *r);
+int iod_label_hello(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
 
 /* iod-admin.c: what pvfs-fsck asks (ADMIN capabilities only). */
-void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r);
-void iod_admin_purge(struct iod_conn *c, const struct pvfs_iod_purge_req *r);
+int iod_admin_list(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
+int iod_admin_purge(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
 
 #endif /* PVFS_IOD_H */

@@ -423,7 +423,8 @@ void mgr_iods_stop(void)
 	iods_wire = NULL;
 }
 
-int mgr_iods_status(void *req, void *rp)
+int
+mgr_iods_status(struct mgr_conn *c, void *req, void *rp)
 {
 	struct pvfs_mgr_iodstatus_rep *rep = rp;
 	ev_tstamp now = ev_now(iods_loop);

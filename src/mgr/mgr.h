@@ -74,6 +74,9 @@ void mgr_conn_release_all(void);
 void mgr_conn_close_all(void);
 
 /* ---- mgr-ops.c: one handler per opcode ---- */
+/* Every handler: the connection, the decoded request body and the reply
+ * to fill; 0 or a positive errno (the reply's status). */
+typedef int (*mgr_op_fn)(struct mgr_conn *c, void *req, void *rep);
 /* Handle one request frame; -1 if the body did not decode (the caller
  * closes the connection after the error reply). */
 int mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
@@ -107,10 +110,10 @@ void mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
 void mgr_iods_start(struct ev_loop *loop);
 void mgr_iods_stop(void);
 /* MGR_IODSTATUS: the per-iod view the HELLOs built. */
-int mgr_iods_status(void *req, void *rep);
+int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
 /* ---- mgr-admin.c: what pvfs-fsck asks ---- */
-int mgr_admin_inolist(void *req, void *rep);
+int mgr_admin_inolist(struct mgr_conn *c, void *req, void *rep);
 
 /* ---- mgr-ns.c: the in-memory name space ---- */
 struct mgr_inode;

@@ -199,7 +199,7 @@ static int iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 	}
 	if (iod_conn_spent(b))
 		return IOD_STEP_WAIT;
-	want = iod_op_write_plan(x, IOD_XFER_BUF, &b->calls, &b->pieces);
+	want = iod_xfer_write_plan(x, IOD_XFER_BUF, &b->calls, &b->pieces);
 	if (want == 0) {
 		/* The walk ended before the share did: cannot happen with
 		 * stream_len checked against pvfs_stripe_share. */
@@ -218,7 +218,7 @@ static int iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 		break;
 	}
 	if (fill > 0)
-		iod_op_write_flush(x, iod.xbuf, fill);
+		iod_xfer_write_flush(x, iod.xbuf, fill);
 	b->bytes += fill;
 	return rc;
 }
@@ -274,7 +274,7 @@ static int iod_conn_send_stream(struct iod_conn *c, struct iod_budget *b)
 	while (x->left > 0) {
 		if (iod_conn_spent(b))
 			return IOD_STEP_WAIT;
-		if (x->run_left == 0 && !iod_op_run_next(x, &b->pieces))
+		if (x->run_left == 0 && !iod_xfer_run_next(x, &b->pieces))
 			return iod_conn_drop(c, "read stream ended early", EIO);
 		want = IOD_BUDGET_BYTES - b->bytes;
 		if (want > x->run_left)
@@ -292,7 +292,7 @@ static int iod_conn_send_stream(struct iod_conn *c, struct iod_budget *b)
 		x->run_left -= (uint64_t)n;
 		x->left -= (uint64_t)n;
 	}
-	iod_op_xfer_end(x);
+	iod_xfer_end(x);
 	c->state = IOD_CONN_READ_HDR;
 	return IOD_STEP_NEXT;
 }
@@ -363,7 +363,7 @@ static void iod_conn_release(struct dconn *dc)
 {
 	struct iod_conn *c = (struct iod_conn *)dc;
 
-	iod_op_xfer_end(&c->xfer);
+	iod_xfer_end(&c->xfer);
 	free(c->lbody);
 	pvfs_buf_free(&c->out);
 }

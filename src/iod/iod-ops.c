@@ -1,6 +1,6 @@
 /*
- * iod-ops.c - request handlers, and the walk over an iod's share of a
- * pattern that the READ and WRITE streams share.
+ * iod-ops.c - request handlers.  The walk of a READ's or WRITE's stream
+ * over the local stripe file is iod-xfer.c's.
  *
  * Every handler checks the capability first (a forged one learns nothing
  * else), then the distribution it carries (trusted: it is under the MAC),
@@ -19,18 +19,6 @@
 #include <unistd.h>
 
 #include "iod.h"
-
-/* A READ or WRITE, of one pattern or of a LIST, in one shape.  own points
- * at a LIST request's decoded array: the stream takes it over (and the
- * request then frees nothing). */
-struct iod_op_io {
-	const struct pvfs_cap *cap;
-	uint32_t rel;
-	const struct pvfs_pattern *seg;
-	uint32_t nseg;
-	struct pvfs_pattern **own;
-	uint64_t stream_len; /* WRITE: this iod's share, as the client says */
-};
 
 /* Why a capability was refused, at warning level: without it a key that
  * differs from the mgr's, or a clock ahead of the mgr's, is only "Permission
@@ -84,7 +72,7 @@ static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
  * any stream byte moves, so their work is bounded before any of them:
  * PVFS_LIST_MAX_WORK (a single pattern is bounded by its count).  Needs
  * the distribution checked (iod_op_dist). */
-static int iod_op_segs(const struct iod_op_io *io)
+static int iod_op_segs(const struct iod_io *io)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
 
@@ -98,153 +86,11 @@ static int iod_op_segs(const struct iod_op_io *io)
 	return 0;
 }
 
-static uint64_t iod_op_share(const struct iod_op_io *io)
+static uint64_t iod_op_share(const struct iod_io *io)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
 
 	return pvfs_list_share(io->seg, io->nseg, d->pcount, d->ssize, io->rel);
-}
-
-static void iod_op_xfer_start(struct iod_xfer *x, struct iod_file *f,
-    const struct iod_op_io *io, uint64_t len)
-{
-	const struct pvfs_dist *d;
-
-	memset(x, 0, sizeof *x);
-	x->file = f;
-	x->left = x->total = len;
-	if (io == NULL)
-		return;
-	d = &io->cap->dist;
-	if (io->own == NULL) {
-		pvfs_stripe_iter_init(&x->it, io->seg, d->pcount, d->ssize,
-		    io->rel);
-		return;
-	}
-	x->segs = *io->own;
-	*io->own = NULL;
-	pvfs_stripe_iter_init_list(&x->it, x->segs, io->nseg, d->pcount,
-	    d->ssize, io->rel);
-}
-
-/* Release what a stream holds; safe to call twice. */
-void iod_op_xfer_end(struct iod_xfer *x)
-{
-	iod_store_put(x->file);
-	x->file = NULL;
-	free(x->segs);
-	x->segs = NULL;
-	x->left = 0;
-	x->run_left = 0;
-}
-
-/* Start the next run: the pending piece merged with the following ones
- * whose local offsets continue it, clipped to the stream's end.  1, or 0
- * if the walk is over.  *pieces counts the pieces walked (a budget). */
-int iod_op_run_next(struct iod_xfer *x, unsigned *pieces)
-{
-	struct pvfs_piece pc;
-
-	if (x->left == 0 || x->iter_done)
-		return 0;
-	if (!x->has_ahead) {
-		(*pieces)++;
-		if (!pvfs_stripe_iter_next(&x->it, &x->ahead)) {
-			x->iter_done = 1;
-			return 0;
-		}
-	}
-	x->has_ahead = 0;
-	x->run_local = x->ahead.local;
-	x->run_left = x->ahead.len;
-	while (x->run_left < x->left && *pieces < IOD_BUDGET_PIECES) {
-		(*pieces)++;
-		if (!pvfs_stripe_iter_next(&x->it, &pc)) {
-			x->iter_done = 1;
-			break;
-		}
-		if (pc.local != x->run_local + x->run_left) {
-			x->ahead = pc;
-			x->has_ahead = 1;
-			break;
-		}
-		x->run_left += pc.len;
-	}
-	if (x->run_left > x->left)
-		x->run_left = x->left;
-	return 1;
-}
-
-/* How many stream bytes (<= max) to receive before the next flush, so
- * that the flush stays within the wake-up's budget of calls (one pwrite
- * per run) and pieces, which this charges. */
-uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
-    unsigned *calls, unsigned *pieces)
-{
-	struct iod_xfer p = *x;
-	uint64_t sum = 0;
-
-	if (x->discard)
-		return x->left < max ? x->left : max;
-	while (sum < max && *calls < IOD_BUDGET_CALLS &&
-	    *pieces < IOD_BUDGET_PIECES) {
-		if (p.run_left == 0 && !iod_op_run_next(&p, pieces))
-			break;
-		sum += p.run_left;
-		p.left -= p.run_left;
-		p.run_left = 0;
-		(*calls)++;
-	}
-	return sum < max ? sum : max;
-}
-
-static int iod_op_pwrite(int fd, const uint8_t *buf, uint64_t len,
-    uint64_t off)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return errno;
-		if (n == 0)
-			return ENOSPC;
-		buf += n;
-		len -= (uint64_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* Write n received stream bytes, one pwrite per run.  After the first
- * error the rest of the stream is drained unwritten. */
-void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
-{
-	unsigned pieces = 0;
-	uint64_t len;
-
-	while (n > 0) {
-		if (x->discard) {
-			x->left -= n;
-			return;
-		}
-		if (x->run_left == 0 && !iod_op_run_next(x, &pieces)) {
-			x->err = EIO; /* walk shorter than the share: a bug */
-			x->discard = 1;
-			continue;
-		}
-		len = x->run_left < n ? x->run_left : n;
-		if ((x->err = iod_op_pwrite(x->file->fd, buf, len,
-		    x->run_local)) != 0)
-			x->discard = 1;
-		buf += len;
-		n -= len;
-		x->run_local += len;
-		x->run_left -= len;
-		x->left -= len;
-	}
 }
 
 /* The last byte of a WRITE stream arrived: reply. */
@@ -256,11 +102,11 @@ void iod_op_write_done(struct iod_conn *c)
 	memset(&rep, 0, sizeof rep);
 	rep.write.written = x->total;
 	iod_conn_reply(c, x->err, &rep);
-	iod_op_xfer_end(x);
+	iod_xfer_end(x);
 }
 
 /* Open the stripe file (NULL if missing) and size the READ reply. */
-static int iod_op_read_size(const struct iod_op_io *io, struct iod_file **fp,
+static int iod_op_read_size(const struct iod_io *io, struct iod_file **fp,
     struct pvfs_iod_read_rep *rep)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
@@ -284,7 +130,7 @@ static int iod_op_read_size(const struct iod_op_io *io, struct iod_file **fp,
 	return 0;
 }
 
-static int iod_op_read(struct iod_conn *c, const struct iod_op_io *io,
+static int iod_op_read(struct iod_conn *c, const struct iod_io *io,
     union iod_rep *rep)
 {
 	struct iod_file *f;
@@ -299,7 +145,7 @@ static int iod_op_read(struct iod_conn *c, const struct iod_op_io *io,
 		iod_store_put(f);
 		return 0;
 	}
-	iod_op_xfer_start(&c->xfer, f, io, rep->read.stream_len);
+	iod_xfer_start(&c->xfer, f, io, rep->read.stream_len);
 	iod_conn_stream_send(c);
 	return 0;
 }
@@ -307,7 +153,7 @@ static int iod_op_read(struct iod_conn *c, const struct iod_op_io *io,
 /* Receive len stream bytes without writing them, then reply err. */
 static int iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
 {
-	iod_op_xfer_start(&c->xfer, NULL, NULL, len);
+	iod_xfer_start(&c->xfer, NULL, NULL, len);
 	c->xfer.err = err;
 	c->xfer.discard = 1;
 	iod_conn_stream_recv(c);
@@ -318,7 +164,7 @@ static int iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
  * the stream, was wrong) is drained so that the connection survives; a
  * stream whose length does not match the pattern cannot be resynchronised,
  * so that gets EINVAL and the connection closes (design.md). */
-static int iod_op_write(struct iod_conn *c, const struct iod_op_io *io)
+static int iod_op_write(struct iod_conn *c, const struct iod_io *io)
 {
 	struct iod_file *f = NULL;
 	int err;
@@ -338,7 +184,7 @@ static int iod_op_write(struct iod_conn *c, const struct iod_op_io *io)
 	if (io->stream_len > 0 &&
 	    (f = iod_store_get(io->cap->ino, io->cap->gen, 1, &err)) == NULL)
 		return iod_op_write_drain(c, io->stream_len, err);
-	iod_op_xfer_start(&c->xfer, f, io, io->stream_len);
+	iod_xfer_start(&c->xfer, f, io, io->stream_len);
 	iod_conn_stream_recv(c);
 	return IOD_OP_STREAM;
 }
@@ -347,24 +193,24 @@ static int iod_op_write(struct iod_conn *c, const struct iod_op_io *io)
 static int iod_op_rw(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
-	struct iod_op_io io;
+	struct iod_io io;
 
 	memset(&io, 0, sizeof io);
 	switch (c->hdr.op) {
 	case PVFS_IOD_READ:
 	case PVFS_IOD_WRITE:
-		io = (struct iod_op_io){ &req->read.cap, req->read.rel,
+		io = (struct iod_io){ &req->read.cap, req->read.rel,
 			&req->read.pat, 1, NULL, 0 };
 		if (c->hdr.op == PVFS_IOD_WRITE)
 			io.stream_len = req->write.stream_len;
 		break;
 	case PVFS_IOD_READ_LIST:
-		io = (struct iod_op_io){ &req->read_list.cap, req->read_list.rel,
+		io = (struct iod_io){ &req->read_list.cap, req->read_list.rel,
 			req->read_list.seg, req->read_list.nseg,
 			&req->read_list.seg, 0 };
 		break;
 	default:
-		io = (struct iod_op_io){ &req->write_list.cap,
+		io = (struct iod_io){ &req->write_list.cap,
 			req->write_list.rel, req->write_list.seg,
 			req->write_list.nseg, &req->write_list.seg,
 			req->write_list.stream_len };

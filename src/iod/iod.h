@@ -162,7 +162,7 @@ void iod_conn_stream_recv(struct iod_conn *c);
 /* Close once the reply is sent: the stream cannot be resynchronised. */
 void iod_conn_close_after(struct iod_conn *c, const char *why);
 
-/* iod-ops.c: request handlers and the stripe walk they share. */
+/* iod-ops.c: request handlers. */
 /* Every request body an iod decodes; pvfs_msg_size() is checked against
  * it so that a codec change cannot overflow the stack. */
 union iod_req {
@@ -204,12 +204,27 @@ void iod_op_dispatch(struct iod_conn *c);
 void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now);
 /* Room for a body over IOD_BODY_MAX: only LIST requests get it.  0 or -1. */
 int iod_op_body_alloc(struct iod_conn *c);
-int iod_op_run_next(struct iod_xfer *x, unsigned *pieces);
-uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
-    unsigned *calls, unsigned *pieces);
-void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
 void iod_op_write_done(struct iod_conn *c);
-void iod_op_xfer_end(struct iod_xfer *x);
+
+/* iod-xfer.c: the walk of a stream over the local stripe file. */
+/* A READ or WRITE, of one pattern or of a LIST, in one shape.  own points
+ * at a LIST request's decoded array: the stream takes it over (and the
+ * request then frees nothing). */
+struct iod_io {
+	const struct pvfs_cap *cap;
+	uint32_t rel;
+	const struct pvfs_pattern *seg;
+	uint32_t nseg;
+	struct pvfs_pattern **own;
+	uint64_t stream_len; /* WRITE: this iod's share, as the client says */
+};
+void iod_xfer_start(struct iod_xfer *x, struct iod_file *f,
+    const struct iod_io *io, uint64_t len);
+void iod_xfer_end(struct iod_xfer *x);
+int iod_xfer_run_next(struct iod_xfer *x, unsigned *pieces);
+uint64_t iod_xfer_write_plan(const struct iod_xfer *x, uint64_t max,
+    unsigned *calls, unsigned *pieces);
+void iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
 
 /* iod-label.c: the data directory's identity and the mgr's clock. */
 int iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,

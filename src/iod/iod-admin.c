@@ -14,7 +14,8 @@
 static struct pvfs_stripe_ent admin_ents[PVFS_STRIPELIST_MAX];
 
 /* 0 or a positive errno. */
-static int iod_admin_cap(const struct pvfs_cap *cap)
+static int
+iod_admin_cap(const struct pvfs_cap *cap)
 {
 	int64_t now = iod_label_now();
 	int why, rc = pvfs_cap_check(cap, iod.key, iod.keylen, PVFS_R_ADMIN,
@@ -31,7 +32,8 @@ static int iod_admin_cap(const struct pvfs_cap *cap)
 	return iod_label_cap_check(cap);
 }
 
-int iod_admin_list(struct iod_conn *c, union iod_req *req,
+int
+iod_admin_list(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_list_req *r = &req->list;
@@ -51,7 +53,8 @@ int iod_admin_list(struct iod_conn *c, union iod_req *req,
 	return err;
 }
 
-int iod_admin_purge(struct iod_conn *c, union iod_req *req,
+int
+iod_admin_purge(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_purge_req *r = &req->purge;

@@ -40,21 +40,24 @@ static const uint8_t iod_conn_zeros[65536];
 /* The body of a reply that carries nothing. */
 static const uint8_t iod_conn_nomsg[256];
 
-static int iod_conn_spent(const struct iod_budget *b)
+static int
+iod_conn_spent(const struct iod_budget *b)
 {
 	return b->bytes >= IOD_BUDGET_BYTES || b->calls >= IOD_BUDGET_CALLS ||
 	    b->pieces >= IOD_BUDGET_PIECES;
 }
 
 /* Watch for EV_READ in the reading states, EV_WRITE in the sending ones. */
-static void iod_conn_want(struct iod_conn *c, int events)
+static void
+iod_conn_want(struct iod_conn *c, int events)
 {
 	dconn_watch_read(&c->dc, events == EV_READ);
 	dconn_watch_write(&c->dc, events == EV_WRITE);
 }
 
 /* err as dconn_close's. */
-static int iod_conn_drop(struct iod_conn *c, const char *why, int err)
+static int
+iod_conn_drop(struct iod_conn *c, const char *why, int err)
 {
 	c->why = why;
 	c->close_err = err;
@@ -62,7 +65,8 @@ static int iod_conn_drop(struct iod_conn *c, const char *why, int err)
 }
 
 /* recv returned n <= 0: EAGAIN waits, EINTR retries, the rest closes. */
-static int iod_conn_recv_fail(struct iod_conn *c, ssize_t n, const char *why)
+static int
+iod_conn_recv_fail(struct iod_conn *c, ssize_t n, const char *why)
 {
 	if (n == 0)
 		return iod_conn_drop(c, why, DCONN_FAULT);
@@ -77,7 +81,8 @@ static int iod_conn_recv_fail(struct iod_conn *c, ssize_t n, const char *why)
  * by the layer, without the codec, so that even an opcode the codec does
  * not know gets one.  On failure the connection closes after what is
  * queued. */
-int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg)
+int
+iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg)
 {
 	c->state = IOD_CONN_SEND_REPLY;
 	if (status == 0 && pvfs_frame_encode(&c->out, c->hdr.op, c->hdr.reqid,
@@ -100,23 +105,27 @@ int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg)
 }
 
 /* A frame we cannot go on from: reply status, then close. */
-void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why)
+void
+iod_conn_fail(struct iod_conn *c, int32_t status, const char *why)
 {
 	iod_conn_reply(c, status, NULL);
 	iod_conn_close_after(c, why);
 }
 
-void iod_conn_stream_send(struct iod_conn *c)
+void
+iod_conn_stream_send(struct iod_conn *c)
 {
 	c->stream_next = 1;
 }
 
-void iod_conn_stream_recv(struct iod_conn *c)
+void
+iod_conn_stream_recv(struct iod_conn *c)
 {
 	c->state = IOD_CONN_READ_STREAM;
 }
 
-void iod_conn_close_after(struct iod_conn *c, const char *why)
+void
+iod_conn_close_after(struct iod_conn *c, const char *why)
 {
 	c->stream_next = 0;
 	c->close_after = 1;
@@ -126,7 +135,8 @@ void iod_conn_close_after(struct iod_conn *c, const char *why)
 
 /* Header checks (dconn_hdr_check) happen before anything is read or
  * allocated for the body. */
-static int iod_conn_check_hdr(struct iod_conn *c)
+static int
+iod_conn_check_hdr(struct iod_conn *c)
 {
 	int rc = dconn_hdr_check(c->hdr_raw, &c->hdr);
 
@@ -144,7 +154,8 @@ static int iod_conn_check_hdr(struct iod_conn *c)
 	return IOD_STEP_NEXT;
 }
 
-static int iod_conn_read_hdr(struct iod_conn *c, struct iod_budget *b)
+static int
+iod_conn_read_hdr(struct iod_conn *c, struct iod_budget *b)
 {
 	ssize_t n;
 
@@ -166,7 +177,8 @@ static int iod_conn_read_hdr(struct iod_conn *c, struct iod_budget *b)
 	return iod_conn_check_hdr(c);
 }
 
-static int iod_conn_read_body(struct iod_conn *c)
+static int
+iod_conn_read_body(struct iod_conn *c)
 {
 	ssize_t n;
 
@@ -186,7 +198,8 @@ static int iod_conn_read_body(struct iod_conn *c)
 
 /* Receive up to one shared buffer of a WRITE stream and write it before
  * returning: the buffer belongs to whichever connection runs next. */
-static int iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
+static int
+iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 {
 	struct iod_xfer *x = &c->xfer;
 	uint64_t want, fill = 0;
@@ -223,7 +236,8 @@ static int iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 	return rc;
 }
 
-static int iod_conn_send_reply(struct iod_conn *c)
+static int
+iod_conn_send_reply(struct iod_conn *c)
 {
 	struct pvfs_buf *o = &c->out;
 	int flags = MSG_NOSIGNAL | (c->stream_next ? MSG_MORE : 0);
@@ -249,7 +263,8 @@ static int iod_conn_send_reply(struct iod_conn *c)
 
 /* Up to want bytes of the current run: file bytes by sendfile, or zeros
  * where the file has shrunk since the reply promised them. */
-static ssize_t iod_conn_send_run(struct iod_conn *c, struct iod_xfer *x,
+static ssize_t
+iod_conn_send_run(struct iod_conn *c, struct iod_xfer *x,
     size_t want)
 {
 	off_t off = (off_t)x->run_local;
@@ -265,7 +280,8 @@ static ssize_t iod_conn_send_run(struct iod_conn *c, struct iod_xfer *x,
 	return send(c->dc.fd, iod_conn_zeros, want, MSG_NOSIGNAL);
 }
 
-static int iod_conn_send_stream(struct iod_conn *c, struct iod_budget *b)
+static int
+iod_conn_send_stream(struct iod_conn *c, struct iod_budget *b)
 {
 	struct iod_xfer *x = &c->xfer;
 	uint64_t want;
@@ -299,7 +315,8 @@ static int iod_conn_send_stream(struct iod_conn *c, struct iod_budget *b)
 
 /* Run the connection's state machine until it blocks, spends its budget
  * or closes. */
-static void iod_conn_drive(struct iod_conn *c)
+static void
+iod_conn_drive(struct iod_conn *c)
 {
 	struct iod_budget b = { 0, 0, 0, 0 };
 	int step;
@@ -333,14 +350,16 @@ static void iod_conn_drive(struct iod_conn *c)
 	iod_conn_want(c, c->state >= IOD_CONN_SEND_REPLY ? EV_WRITE : EV_READ);
 }
 
-static void iod_conn_ready(struct dconn *dc)
+static void
+iod_conn_ready(struct dconn *dc)
 {
 	iod_conn_drive((struct iod_conn *)dc);
 }
 
 /* Readiness is the measure of progress: each callback moves bytes or
  * ends the connection. */
-static void iod_conn_activity(const struct dconn *dc, struct dconn_activity *a)
+static void
+iod_conn_activity(const struct dconn *dc, struct dconn_activity *a)
 {
 	const struct iod_conn *c = (const struct iod_conn *)dc;
 
@@ -349,7 +368,8 @@ static void iod_conn_activity(const struct dconn *dc, struct dconn_activity *a)
 	a->at_rest = c->state == IOD_CONN_READ_HDR && c->got == 0;
 }
 
-static int iod_conn_open(struct dconn *dc)
+static int
+iod_conn_open(struct dconn *dc)
 {
 	struct iod_conn *c = (struct iod_conn *)dc;
 
@@ -359,7 +379,8 @@ static int iod_conn_open(struct dconn *dc)
 	return 0;
 }
 
-static void iod_conn_release(struct dconn *dc)
+static void
+iod_conn_release(struct dconn *dc)
 {
 	struct iod_conn *c = (struct iod_conn *)dc;
 
@@ -373,7 +394,8 @@ static const struct dconn_ops iod_conn_ops = {
 	iod_conn_activity, iod_conn_release,
 };
 
-void iod_conn_start(void)
+void
+iod_conn_start(void)
 {
 	dconn_server_init(&iod.srv, iod.loop, &iod_conn_ops, iod.idle_timeout);
 	dconn_server_listen(&iod.srv, iod.lfd);
@@ -381,7 +403,8 @@ void iod_conn_start(void)
 		dconn_server_listen(&iod.srv, iod.ufd);
 }
 
-void iod_conn_stop(void)
+void
+iod_conn_stop(void)
 {
 	dconn_server_stop(&iod.srv, "daemon exiting");
 }

@@ -23,7 +23,8 @@
 /* Why a capability was refused, at warning level: without it a key that
  * differs from the mgr's, or a clock ahead of the mgr's, is only "Permission
  * denied" at the client.  At most a line a second per reason. */
-void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
+void
+iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
 {
 	static struct pvfs_ratelimit rl[PVFS_CAP_NREASONS];
 	unsigned long held;
@@ -43,7 +44,8 @@ void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
 }
 
 /* 0 or a positive errno.  need 0 means "any right" (SIZE, FSYNC). */
-static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
+static int
+iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 {
 	int64_t now = iod_label_now();
 	int why, rc = pvfs_cap_check(cap, iod.key, iod.keylen, need, now,
@@ -57,7 +59,8 @@ static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 }
 
 /* The distribution is trusted but still guarded against division by 0. */
-static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
+static int
+iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
 {
 	const struct pvfs_dist *d = &cap->dist;
 
@@ -72,7 +75,8 @@ static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
  * any stream byte moves, so their work is bounded before any of them:
  * PVFS_LIST_MAX_WORK (a single pattern is bounded by its count).  Needs
  * the distribution checked (iod_op_dist). */
-static int iod_op_segs(const struct iod_io *io)
+static int
+iod_op_segs(const struct iod_io *io)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
 
@@ -86,7 +90,8 @@ static int iod_op_segs(const struct iod_io *io)
 	return 0;
 }
 
-static uint64_t iod_op_share(const struct iod_io *io)
+static uint64_t
+iod_op_share(const struct iod_io *io)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
 
@@ -94,7 +99,8 @@ static uint64_t iod_op_share(const struct iod_io *io)
 }
 
 /* The last byte of a WRITE stream arrived: reply. */
-void iod_op_write_done(struct iod_conn *c)
+void
+iod_op_write_done(struct iod_conn *c)
 {
 	union iod_rep rep;
 	struct iod_xfer *x = &c->xfer;
@@ -106,7 +112,8 @@ void iod_op_write_done(struct iod_conn *c)
 }
 
 /* Open the stripe file (NULL if missing) and size the READ reply. */
-static int iod_op_read_size(const struct iod_io *io, struct iod_file **fp,
+static int
+iod_op_read_size(const struct iod_io *io, struct iod_file **fp,
     struct pvfs_iod_read_rep *rep)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
@@ -130,7 +137,8 @@ static int iod_op_read_size(const struct iod_io *io, struct iod_file **fp,
 	return 0;
 }
 
-static int iod_op_read(struct iod_conn *c, const struct iod_io *io,
+static int
+iod_op_read(struct iod_conn *c, const struct iod_io *io,
     union iod_rep *rep)
 {
 	struct iod_file *f;
@@ -151,7 +159,8 @@ static int iod_op_read(struct iod_conn *c, const struct iod_io *io,
 }
 
 /* Receive len stream bytes without writing them, then reply err. */
-static int iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
+static int
+iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
 {
 	iod_xfer_start(&c->xfer, NULL, NULL, len);
 	c->xfer.err = err;
@@ -164,7 +173,8 @@ static int iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
  * the stream, was wrong) is drained so that the connection survives; a
  * stream whose length does not match the pattern cannot be resynchronised,
  * so that gets EINVAL and the connection closes (design.md). */
-static int iod_op_write(struct iod_conn *c, const struct iod_io *io)
+static int
+iod_op_write(struct iod_conn *c, const struct iod_io *io)
 {
 	struct iod_file *f = NULL;
 	int err;
@@ -190,7 +200,8 @@ static int iod_op_write(struct iod_conn *c, const struct iod_io *io)
 }
 
 /* The single and the LIST forms of READ and WRITE, as one iod_op_io. */
-static int iod_op_rw(struct iod_conn *c, union iod_req *req,
+static int
+iod_op_rw(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	struct iod_io io;
@@ -221,7 +232,8 @@ static int iod_op_rw(struct iod_conn *c, union iod_req *req,
 	return iod_op_write(c, &io);
 }
 
-static int iod_op_truncate(struct iod_conn *c, union iod_req *req,
+static int
+iod_op_truncate(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_truncate_req *r = &req->truncate;
@@ -245,7 +257,8 @@ static int iod_op_truncate(struct iod_conn *c, union iod_req *req,
 	return err;
 }
 
-static int iod_op_remove(struct iod_conn *c, union iod_req *req,
+static int
+iod_op_remove(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_cap_req *r = &req->cap;
@@ -256,7 +269,8 @@ static int iod_op_remove(struct iod_conn *c, union iod_req *req,
 	return err;
 }
 
-static int iod_op_fsync(struct iod_conn *c, union iod_req *req,
+static int
+iod_op_fsync(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_fsync_req *r = &req->fsync;
@@ -273,7 +287,8 @@ static int iod_op_fsync(struct iod_conn *c, union iod_req *req,
 	return err;
 }
 
-static int iod_op_size(struct iod_conn *c, union iod_req *req,
+static int
+iod_op_size(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_size_req *r = &req->size;
@@ -300,7 +315,8 @@ static int iod_op_size(struct iod_conn *c, union iod_req *req,
 
 /* Figures in bytes (bsize stays the block size) so that the client can
  * sum iods with different block sizes. */
-static int iod_op_statfs(struct iod_conn *c, union iod_req *req,
+static int
+iod_op_statfs(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	struct statvfs sv;
@@ -317,7 +333,8 @@ static int iod_op_statfs(struct iod_conn *c, union iod_req *req,
 	return 0;
 }
 
-static int iod_op_ping(struct iod_conn *c, union iod_req *req,
+static int
+iod_op_ping(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	rep->ping.version = PVFS_PROTO_VERSION;
@@ -341,7 +358,8 @@ static const iod_op_fn iod_op_table[PVFS_IOD_OP_END - PVFS_IOD_PING] = {
 	[PVFS_IOD_HELLO - PVFS_IOD_PING] = iod_label_hello,
 };
 
-int iod_op_body_alloc(struct iod_conn *c)
+int
+iod_op_body_alloc(struct iod_conn *c)
 {
 	free(c->lbody);
 	c->lbody = NULL;
@@ -356,7 +374,8 @@ int iod_op_body_alloc(struct iod_conn *c)
  * (unless the handler receives a stream first).  An opcode that is not
  * ours gets EOPNOTSUPP on a live connection (its frame was sound); a body
  * of the wrong shape is a protocol error and closes. */
-void iod_op_dispatch(struct iod_conn *c)
+void
+iod_op_dispatch(struct iod_conn *c)
 {
 	union iod_req req;
 	union iod_rep rep;

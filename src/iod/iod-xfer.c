@@ -38,7 +38,8 @@ iod_xfer_start(struct iod_xfer *x, struct iod_file *f,
 }
 
 /* Release what a stream holds; safe to call twice. */
-void iod_xfer_end(struct iod_xfer *x)
+void
+iod_xfer_end(struct iod_xfer *x)
 {
 	iod_store_put(x->file);
 	x->file = NULL;
@@ -51,7 +52,8 @@ void iod_xfer_end(struct iod_xfer *x)
 /* Start the next run: the pending piece merged with the following ones
  * whose local offsets continue it, clipped to the stream's end.  1, or 0
  * if the walk is over.  *pieces counts the pieces walked (a budget). */
-int iod_xfer_run_next(struct iod_xfer *x, unsigned *pieces)
+int
+iod_xfer_run_next(struct iod_xfer *x, unsigned *pieces)
 {
 	struct pvfs_piece pc;
 
@@ -88,7 +90,8 @@ int iod_xfer_run_next(struct iod_xfer *x, unsigned *pieces)
 /* How many stream bytes (<= max) to receive before the next flush, so
  * that the flush stays within the wake-up's budget of calls (one pwrite
  * per run) and pieces, which this charges. */
-uint64_t iod_xfer_write_plan(const struct iod_xfer *x, uint64_t max,
+uint64_t
+iod_xfer_write_plan(const struct iod_xfer *x, uint64_t max,
     unsigned *calls, unsigned *pieces)
 {
 	struct iod_xfer p = *x;
@@ -108,7 +111,8 @@ uint64_t iod_xfer_write_plan(const struct iod_xfer *x, uint64_t max,
 	return sum < max ? sum : max;
 }
 
-static int iod_xfer_pwrite(int fd, const uint8_t *buf, uint64_t len,
+static int
+iod_xfer_pwrite(int fd, const uint8_t *buf, uint64_t len,
     uint64_t off)
 {
 	ssize_t n;
@@ -130,7 +134,8 @@ static int iod_xfer_pwrite(int fd, const uint8_t *buf, uint64_t len,
 
 /* Write n received stream bytes, one pwrite per run.  After the first
  * error the rest of the stream is drained unwritten. */
-void iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
+void
+iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
 {
 	unsigned pieces = 0;
 	uint64_t len;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/socket.h>
 
 #include "pvfs-proto.h"
 
@@ -227,10 +228,10 @@ int pvfs_set_nonblock(int fd, int on);
 int pvfs_unix_listen(const char *path);
 /* Connect within timeout_ms; a non-blocking CLOEXEC fd or -1/errno. */
 int pvfs_unix_connect(const char *path, int timeout_ms);
-/* The peer's uid, gid and groups as the kernel recorded them at connect
- * (SO_PEERCRED, SO_PEERGROUPS; more than PVFS_MAX_GROUPS are cut).  0 or
- * -1/errno. */
-int pvfs_unix_peer_cred(int fd, struct pvfs_cred *cr);
+/* The peer's pid, uid, gid and groups as the kernel recorded them at
+ * connect (SO_PEERCRED, SO_PEERGROUPS; more than PVFS_MAX_GROUPS are cut).
+ * 0 or -1/errno. */
+int pvfs_unix_peer_cred(int fd, struct pvfs_cred *cr, int32_t *pid);
 /* 1 if host's first address is one of this host's (bindable here), else 0. */
 int pvfs_addr_is_local(const char *host);
 
@@ -282,9 +283,23 @@ const char *pvfs_conn_expired(double now, double last_io, int in_frame,
  * listening socket that stays readable would otherwise spin. */
 #define PVFS_ACCEPT_BACKOFF 0.1
 
-/* peer-limit.c: connections per peer (a Unix socket's uid, a TCP peer's
- * address), so that one user cannot take every descriptor of a daemon. */
+/* peer-limit.c: who is at the other end of an accepted connection, and
+ * connections per peer (a Unix socket's uid, a TCP peer's address), so
+ * that one user cannot take every descriptor of a daemon. */
 struct pvfs_peer;
+/* Read once at accept: the daemons' connection layer keeps it. */
+struct pvfs_peer_id {
+	int is_unix;
+	int has_cred;           /* is_unix: the kernel's credentials were read */
+	int32_t pid;            /* has_cred: the peer's pid at connect */
+	struct pvfs_cred cred;  /* has_cred: uid, gid and groups */
+	struct sockaddr_storage addr; /* TCP: the peer's address */
+};
+/* Who fd's peer is (a Unix peer without credentials has has_cred 0).  0,
+ * or -1/errno if the socket is gone. */
+int pvfs_peer_identify(int fd, struct pvfs_peer_id *id);
+/* "unix:pid=123,uid=1000", "unix:?", "10.0.0.1:4567" or "[::1]:4567". */
+void pvfs_peer_id_name(const struct pvfs_peer_id *id, char *buf, size_t len);
 /* Default per peer: a PVFS_PEER_LIMIT_SHARE'th of the descriptor limit,
  * at least PVFS_PEER_LIMIT_MIN; PVFS_PEER_LIMIT_UNKNOWN if unlimited. */
 #define PVFS_PEER_LIMIT_SHARE 8
@@ -303,6 +318,9 @@ void pvfs_peer_limit_init(unsigned max, long nofile);
  * *slot for pvfs_peer_limit_release (NULL when not counted), or -1 if
  * the peer holds its limit (logged; the caller closes fd). */
 int pvfs_peer_limit_take(int fd, struct pvfs_peer **slot);
+/* The same for a peer already identified. */
+int pvfs_peer_limit_take_id(const struct pvfs_peer_id *id,
+    struct pvfs_peer **slot);
 void pvfs_peer_limit_release(struct pvfs_peer *slot);
 
 /* config.c: pvfstab and iod tables. */

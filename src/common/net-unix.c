@@ -118,7 +118,7 @@ pvfs_unix_connect(const char *path, int timeout_ms)
 }
 
 int
-pvfs_unix_peer_cred(int fd, struct pvfs_cred *cr)
+pvfs_unix_peer_cred(int fd, struct pvfs_cred *cr, int32_t *pid)
 {
 	struct ucred uc;
 	gid_t groups[PVFS_MAX_GROUPS], *big = NULL;
@@ -126,8 +126,10 @@ pvfs_unix_peer_cred(int fd, struct pvfs_cred *cr)
 	uint32_t i, n;
 
 	memset(cr, 0, sizeof(*cr));
+	*pid = 0;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) != 0)
 		return -1;
+	*pid = (int32_t)uc.pid;
 	cr->uid = uc.uid;
 	cr->gid = uc.gid;
 	len = sizeof(groups);

@@ -2,7 +2,8 @@
  * peer-limit.c - how many connections one peer may hold at a daemon, so
  * that no user takes every descriptor and locks the others out.
  *
- * A peer on a Unix socket is its uid (SO_PEERCRED, at accept); a TCP peer
+ * A peer on a Unix socket is its uid (SO_PEERCRED, read once at accept by
+ * pvfs_peer_identify); a TCP peer
  * is its address, an IPv6 one its /64 (one host holds a whole /64).  Root
  * and the daemon's own uid are not limited.  Each daemon takes a slot at
  * accept and gives it back at close; a connection over the limit is closed
@@ -94,39 +95,73 @@ pvfs_peer_limit_init(unsigned max, long nofile)
 		fatal("out of memory");
 }
 
-/* Who fd's peer is.  0, 1 if it is not limited, -1 if unknown. */
-static int
-peer_identify(int fd, struct peer_key *k)
+int
+pvfs_peer_identify(int fd, struct pvfs_peer_id *id)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss), cl = sizeof(struct ucred);
-	struct ucred cr;
+	socklen_t sl = sizeof(id->addr);
+
+	memset(id, 0, sizeof(*id));
+	if (getsockname(fd, (struct sockaddr *)&id->addr, &sl) != 0)
+		return -1;
+	if (id->addr.ss_family == AF_UNIX) {
+		memset(&id->addr, 0, sizeof(id->addr));
+		id->is_unix = 1;
+		id->has_cred = pvfs_unix_peer_cred(fd, &id->cred, &id->pid) == 0;
+		return 0;
+	}
+	sl = sizeof(id->addr);
+	memset(&id->addr, 0, sizeof(id->addr));
+	return getpeername(fd, (struct sockaddr *)&id->addr, &sl);
+}
+
+void
+pvfs_peer_id_name(const struct pvfs_peer_id *id, char *buf, size_t len)
+{
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&id->addr;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&id->addr;
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (id->is_unix && id->has_cred)
+		snprintf(buf, len, "unix:pid=%ld,uid=%u", (long)id->pid,
+		    (unsigned)id->cred.uid);
+	else if (id->is_unix)
+		snprintf(buf, len, "unix:?");
+	else if (id->addr.ss_family == AF_INET) {
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(s4->sin_port));
+	} else if (id->addr.ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(s6->sin6_port));
+	} else
+		snprintf(buf, len, "?:0");
+}
+
+/* The key id's peer is counted under.  0, 1 if it is not limited, -1 if
+ * unknown. */
+static int
+peer_key_of(const struct pvfs_peer_id *id, struct peer_key *k)
+{
+	const struct sockaddr_storage *ss = &id->addr;
 	const uint8_t *a;
 
 	memset(k, 0, sizeof(*k));
-	memset(&ss, 0, sizeof(ss));
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
-		return -1;
-	if (ss.ss_family == AF_UNIX) {
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0)
+	if (id->is_unix) {
+		if (!id->has_cred)
 			return -1;
-		if (cr.uid == 0 || cr.uid == pl.self)
+		if (id->cred.uid == 0 || id->cred.uid == pl.self)
 			return 1;
 		k->kind = PEER_UID;
-		memcpy(k->addr, &cr.uid, sizeof(uint32_t));
+		memcpy(k->addr, &id->cred.uid, sizeof(uint32_t));
 		return 0;
 	}
-	sl = sizeof(ss);
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
-		return -1;
-	if (ss.ss_family == AF_INET) {
+	if (ss->ss_family == AF_INET) {
 		k->kind = PEER_IPV4;
-		memcpy(k->addr, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+		memcpy(k->addr, &((const struct sockaddr_in *)ss)->sin_addr, 4);
 		return 0;
 	}
-	if (ss.ss_family != AF_INET6)
+	if (ss->ss_family != AF_INET6)
 		return -1;
-	a = ((struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr;
+	a = ((const struct sockaddr_in6 *)ss)->sin6_addr.s6_addr;
 	if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)a)) {
 		k->kind = PEER_IPV4;
 		memcpy(k->addr, a + 12, 4);
@@ -247,6 +282,18 @@ peer_refuse(struct pvfs_peer *p, int64_t now)
 int
 pvfs_peer_limit_take(int fd, struct pvfs_peer **slot)
 {
+	struct pvfs_peer_id id;
+
+	*slot = NULL;
+	if (pl.max == 0 || pvfs_peer_identify(fd, &id) != 0)
+		return 0;
+	return pvfs_peer_limit_take_id(&id, slot);
+}
+
+int
+pvfs_peer_limit_take_id(const struct pvfs_peer_id *id,
+    struct pvfs_peer **slot)
+{
 	struct peer_key k;
 	struct pvfs_peer *p;
 	int64_t now = pvfs_mono_ms();
@@ -254,7 +301,7 @@ pvfs_peer_limit_take(int fd, struct pvfs_peer **slot)
 	*slot = NULL;
 	/* Unknown: the peer is gone already, or we are out of memory; the
 	 * connection fails on its own. */
-	if (pl.max == 0 || peer_identify(fd, &k) != 0 ||
+	if (pl.max == 0 || peer_key_of(id, &k) != 0 ||
 	    (p = peer_get(&k, now)) == NULL)
 		return 0;
 	if (p->open >= pl.max) {

@@ -14,7 +14,8 @@
 static struct pvfs_stripe_ent admin_ents[PVFS_STRIPELIST_MAX];
 
 /* 0 or a positive errno. */
-static int iod_admin_cap(const struct pvfs_cap *cap)
+static int
+iod_admin_cap(const struct pvfs_cap *cap)
 {
 	int64_t now = iod_label_now();
 	int why, rc = pvfs_cap_check(cap, iod.key, iod.keylen, PVFS_R_ADMIN,
@@ -31,39 +32,39 @@ static int iod_admin_cap(const struct pvfs_cap *cap)
 	return iod_label_cap_check(cap);
 }
 
-void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r)
+int
+iod_admin_list(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
-	struct pvfs_iod_list_rep rep;
+	const struct pvfs_iod_list_req *r = &req->list;
 	uint32_t max = r->max;
 	int err, eof = 0;
 
-	if ((err = iod_admin_cap(&r->cap)) != 0) {
-		iod_conn_reply(c, err, NULL);
-		return;
-	}
-	if (r->sub > 0xff) {
-		iod_conn_reply(c, EINVAL, NULL);
-		return;
-	}
+	if ((err = iod_admin_cap(&r->cap)) != 0)
+		return err;
+	if (r->sub > 0xff)
+		return EINVAL;
 	if (max == 0 || max > PVFS_STRIPELIST_MAX)
 		max = PVFS_STRIPELIST_MAX;
-	memset(&rep, 0, sizeof rep);
 	err = -iod_store_list(r->sub, r->after, r->after_gen, max, admin_ents,
-	    &rep.n, &eof);
-	rep.eof = (uint8_t)eof;
-	rep.ents = admin_ents;
-	iod_conn_reply(c, err, &rep);
+	    &rep->list.n, &eof);
+	rep->list.eof = (uint8_t)eof;
+	rep->list.ents = admin_ents;
+	return err;
 }
 
-void iod_admin_purge(struct iod_conn *c, const struct pvfs_iod_purge_req *r)
+int
+iod_admin_purge(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
+	const struct pvfs_iod_purge_req *r = &req->purge;
 	int err;
 
 	if ((err = iod_admin_cap(&r->cap)) == 0)
 		err = r->ino == 0 ? EINVAL : -iod_store_remove(r->ino, r->gen);
 	if (err == 0)
 		log_info("%s: purged the stripe file of inode %llu gen %016llx",
-		    c->peer, (unsigned long long)r->ino,
+		    c->dc.name, (unsigned long long)r->ino,
 		    (unsigned long long)r->gen);
-	iod_conn_reply(c, err, NULL);
+	return err;
 }

@@ -35,7 +35,8 @@
  * is refused: a replayed old HELLO must not revive expired capabilities. */
 #define LABEL_CLOCK_BACK_NS (60LL * 1000000000)
 
-static char *label_path(const char *datadir)
+static char *
+label_path(const char *datadir)
 {
 	static char path[PATH_MAX];
 
@@ -43,7 +44,8 @@ static char *label_path(const char *datadir)
 	return path;
 }
 
-static int label_uuid(char out[PVFS_UUID_HEX + 1])
+static int
+label_uuid(char out[PVFS_UUID_HEX + 1])
 {
 	uint8_t raw[PVFS_UUID_HEX / 2];
 	size_t i;
@@ -56,7 +58,8 @@ static int label_uuid(char out[PVFS_UUID_HEX + 1])
 }
 
 /* pvfs-iod --format: write the label of a directory that has none. */
-int iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,
+int
+iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,
     char **cause)
 {
 	char text[LABEL_MAX], uuid[PVFS_UUID_HEX + 1];
@@ -89,7 +92,8 @@ int iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,
 	return 0;
 }
 
-static int label_parse(const char *text, struct iod_label *l)
+static int
+label_parse(const char *text, struct iod_label *l)
 {
 	const char *s;
 
@@ -109,7 +113,8 @@ static int label_parse(const char *text, struct iod_label *l)
 }
 
 /* Why a directory has no label, for the message. */
-static const char *label_missing_hint(const char *datadir)
+static const char *
+label_missing_hint(const char *datadir)
 {
 	DIR *d = opendir(datadir);
 	struct dirent *e;
@@ -126,7 +131,8 @@ static const char *label_missing_hint(const char *datadir)
 	    "before labels (pvfs-local formats those in place)? ";
 }
 
-static int label_read(const char *datadir, char **cause)
+static int
+label_read(const char *datadir, char **cause)
 {
 	const char *path = label_path(datadir);
 	char *text;
@@ -159,7 +165,8 @@ static int label_read(const char *datadir, char **cause)
 
 /* At start: the label must exist, be ours to lock, and match what the
  * command line expects (--fsid, --index), when it says. */
-int iod_label_open(const char *datadir, char **cause)
+int
+iod_label_open(const char *datadir, char **cause)
 {
 	const struct iod_label *l = &iod.label;
 
@@ -179,28 +186,32 @@ int iod_label_open(const char *datadir, char **cause)
 
 /* The iod's own clock in ns; PVFS_TEST_CLOCK_OFFSET (seconds, tests
  * only) shifts it to simulate a skewed host. */
-int64_t iod_label_own_ns(void)
+int64_t
+iod_label_own_ns(void)
 {
 	return pvfs_now_ns() + iod.test_offset_ns;
 }
 
 /* Seconds in the mgr's clock, for capability expiry: the iod's clock
  * until the first HELLO, then corrected by the offset it carried. */
-int64_t iod_label_now(void)
+int64_t
+iod_label_now(void)
 {
 	return (iod_label_own_ns() + iod.clock_offset_ns) / 1000000000;
 }
 
 /* 0, or the errno a data request gets: ENXIO while the mgr says this
  * directory is not the iod it expects, EACCES for another file system. */
-int iod_label_cap_check(const struct pvfs_cap *cap)
+int
+iod_label_cap_check(const struct pvfs_cap *cap)
 {
 	if (iod.refused)
 		return ENXIO;
 	return cap->fsid == iod.label.fsid ? 0 : EACCES;
 }
 
-static void label_clock(const struct pvfs_iod_hello_req *r)
+static void
+label_clock(const struct pvfs_iod_hello_req *r)
 {
 	int64_t own = iod_label_own_ns();
 	int64_t mgr_now = r->mgr_ns + r->rtt_ns / 2;
@@ -220,7 +231,8 @@ static void label_clock(const struct pvfs_iod_hello_req *r)
 	iod.clock_synced = 1;
 }
 
-static void label_verdict(const struct pvfs_iod_hello_req *r, uint32_t *flags)
+static void
+label_verdict(const struct pvfs_iod_hello_req *r, uint32_t *flags)
 {
 	const struct iod_label *l = &iod.label;
 	int ok = r->fsid == l->fsid && r->index == l->index;
@@ -238,26 +250,28 @@ static void label_verdict(const struct pvfs_iod_hello_req *r, uint32_t *flags)
 }
 
 /* IOD_HELLO: verify the mgr's mac, adopt its clock, compare the label. */
-void iod_label_hello(struct iod_conn *c, const struct pvfs_iod_hello_req *r)
+int
+iod_label_hello(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
-	struct pvfs_iod_hello_rep rep;
+	const struct pvfs_iod_hello_req *r = &req->hello;
+	struct pvfs_iod_hello_rep *h = &rep->hello;
 	uint8_t mac[PVFS_MAC_LEN];
 
-	memset(&rep, 0, sizeof rep);
 	pvfs_hello_req_mac(r, iod.key, iod.keylen, mac);
 	if (pvfs_memcmp_ct(mac, r->mac, sizeof mac) == 0) {
-		rep.flags |= PVFS_HELLO_KEY_OK;
+		h->flags |= PVFS_HELLO_KEY_OK;
 		label_clock(r);
-		label_verdict(r, &rep.flags);
+		label_verdict(r, &h->flags);
 	} else if (!iod.hello_key_warned) {
 		log_error("%s: HELLO with a mac this iod's key does not verify: "
-		    "the mgr's key differs from %s", c->peer, iod.keyfile);
+		    "the mgr's key differs from %s", c->dc.name, iod.keyfile);
 		iod.hello_key_warned = 1;
 	}
-	rep.fsid = iod.label.fsid;
-	rep.index = iod.label.index;
-	memcpy(rep.uuid, iod.label.uuid, sizeof rep.uuid);
-	rep.iod_ns = iod_label_own_ns();
-	pvfs_hello_rep_mac(&rep, r->nonce, iod.key, iod.keylen, rep.mac);
-	iod_conn_reply(c, 0, &rep);
+	h->fsid = iod.label.fsid;
+	h->index = iod.label.index;
+	memcpy(h->uuid, iod.label.uuid, sizeof h->uuid);
+	h->iod_ns = iod_label_own_ns();
+	pvfs_hello_rep_mac(h, r->nonce, iod.key, iod.keylen, h->mac);
+	return 0;
 }

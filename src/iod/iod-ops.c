@@ -1,11 +1,12 @@
 /*
- * iod-ops.c - request handlers, and the walk over an iod's share of a
- * pattern that the READ and WRITE streams share.
+ * iod-ops.c - request handlers.  The walk of a READ's or WRITE's stream
+ * over the local stripe file is iod-xfer.c's.
  *
  * Every handler checks the capability first (a forged one learns nothing
  * else), then the distribution it carries (trusted: it is under the MAC),
- * then the request.  A handler ends by queueing a reply or, for WRITE,
- * by switching the connection to READ_STREAM.
+ * then the request.  A handler returns the reply's status, having filled
+ * the reply; a READ starts its stream after the reply, a WRITE receives
+ * its stream before it (iod_conn_stream_*).
  */
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -19,50 +20,11 @@
 
 #include "iod.h"
 
-/* Every request body an iod decodes; pvfs_msg_size() is checked against
- * it so that a codec change cannot overflow the stack. */
-union iod_req {
-	struct pvfs_none none;
-	struct pvfs_iod_read_req read;
-	struct pvfs_iod_write_req write;
-	struct pvfs_iod_truncate_req truncate;
-	struct pvfs_iod_cap_req cap;
-	struct pvfs_iod_fsync_req fsync;
-	struct pvfs_iod_size_req size;
-	struct pvfs_iod_read_list_req read_list;
-	struct pvfs_iod_write_list_req write_list;
-	struct pvfs_iod_list_req list;
-	struct pvfs_iod_purge_req purge;
-	struct pvfs_iod_hello_req hello;
-	uint8_t pad[256];
-};
-
-/* A READ or WRITE, of one pattern or of a LIST, in one shape.  own points
- * at a LIST request's decoded array: the stream takes it over (and the
- * request then frees nothing). */
-struct iod_op_io {
-	const struct pvfs_cap *cap;
-	uint32_t rel;
-	const struct pvfs_pattern *seg;
-	uint32_t nseg;
-	struct pvfs_pattern **own;
-	uint64_t stream_len; /* WRITE: this iod's share, as the client says */
-};
-
-union iod_rep {
-	struct pvfs_none none;
-	struct pvfs_iod_ping_rep ping;
-	struct pvfs_iod_read_rep read;
-	struct pvfs_iod_write_rep write;
-	struct pvfs_iod_size_rep size;
-	struct pvfs_iod_statfs_rep statfs;
-	uint8_t pad[256];
-};
-
 /* Why a capability was refused, at warning level: without it a key that
  * differs from the mgr's, or a clock ahead of the mgr's, is only "Permission
  * denied" at the client.  At most a line a second per reason. */
-void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
+void
+iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
 {
 	static struct pvfs_ratelimit rl[PVFS_CAP_NREASONS];
 	unsigned long held;
@@ -82,7 +44,8 @@ void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
 }
 
 /* 0 or a positive errno.  need 0 means "any right" (SIZE, FSYNC). */
-static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
+static int
+iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 {
 	int64_t now = iod_label_now();
 	int why, rc = pvfs_cap_check(cap, iod.key, iod.keylen, need, now,
@@ -96,7 +59,8 @@ static int iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 }
 
 /* The distribution is trusted but still guarded against division by 0. */
-static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
+static int
+iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
 {
 	const struct pvfs_dist *d = &cap->dist;
 
@@ -111,7 +75,8 @@ static int iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
  * any stream byte moves, so their work is bounded before any of them:
  * PVFS_LIST_MAX_WORK (a single pattern is bounded by its count).  Needs
  * the distribution checked (iod_op_dist). */
-static int iod_op_segs(const struct iod_op_io *io)
+static int
+iod_op_segs(const struct iod_io *io)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
 
@@ -125,157 +90,17 @@ static int iod_op_segs(const struct iod_op_io *io)
 	return 0;
 }
 
-static uint64_t iod_op_share(const struct iod_op_io *io)
+static uint64_t
+iod_op_share(const struct iod_io *io)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
 
 	return pvfs_list_share(io->seg, io->nseg, d->pcount, d->ssize, io->rel);
 }
 
-static void iod_op_xfer_start(struct iod_xfer *x, struct iod_file *f,
-    const struct iod_op_io *io, uint64_t len)
-{
-	const struct pvfs_dist *d;
-
-	memset(x, 0, sizeof *x);
-	x->file = f;
-	x->left = x->total = len;
-	if (io == NULL)
-		return;
-	d = &io->cap->dist;
-	if (io->own == NULL) {
-		pvfs_stripe_iter_init(&x->it, io->seg, d->pcount, d->ssize,
-		    io->rel);
-		return;
-	}
-	x->segs = *io->own;
-	*io->own = NULL;
-	pvfs_stripe_iter_init_list(&x->it, x->segs, io->nseg, d->pcount,
-	    d->ssize, io->rel);
-}
-
-/* Release what a stream holds; safe to call twice. */
-void iod_op_xfer_end(struct iod_xfer *x)
-{
-	iod_store_put(x->file);
-	x->file = NULL;
-	free(x->segs);
-	x->segs = NULL;
-	x->left = 0;
-	x->run_left = 0;
-}
-
-/* Start the next run: the pending piece merged with the following ones
- * whose local offsets continue it, clipped to the stream's end.  1, or 0
- * if the walk is over.  *pieces counts the pieces walked (a budget). */
-int iod_op_run_next(struct iod_xfer *x, unsigned *pieces)
-{
-	struct pvfs_piece pc;
-
-	if (x->left == 0 || x->iter_done)
-		return 0;
-	if (!x->has_ahead) {
-		(*pieces)++;
-		if (!pvfs_stripe_iter_next(&x->it, &x->ahead)) {
-			x->iter_done = 1;
-			return 0;
-		}
-	}
-	x->has_ahead = 0;
-	x->run_local = x->ahead.local;
-	x->run_left = x->ahead.len;
-	while (x->run_left < x->left && *pieces < IOD_BUDGET_PIECES) {
-		(*pieces)++;
-		if (!pvfs_stripe_iter_next(&x->it, &pc)) {
-			x->iter_done = 1;
-			break;
-		}
-		if (pc.local != x->run_local + x->run_left) {
-			x->ahead = pc;
-			x->has_ahead = 1;
-			break;
-		}
-		x->run_left += pc.len;
-	}
-	if (x->run_left > x->left)
-		x->run_left = x->left;
-	return 1;
-}
-
-/* How many stream bytes (<= max) to receive before the next flush, so
- * that the flush stays within the wake-up's budget of calls (one pwrite
- * per run) and pieces, which this charges. */
-uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
-    unsigned *calls, unsigned *pieces)
-{
-	struct iod_xfer p = *x;
-	uint64_t sum = 0;
-
-	if (x->discard)
-		return x->left < max ? x->left : max;
-	while (sum < max && *calls < IOD_BUDGET_CALLS &&
-	    *pieces < IOD_BUDGET_PIECES) {
-		if (p.run_left == 0 && !iod_op_run_next(&p, pieces))
-			break;
-		sum += p.run_left;
-		p.left -= p.run_left;
-		p.run_left = 0;
-		(*calls)++;
-	}
-	return sum < max ? sum : max;
-}
-
-static int iod_op_pwrite(int fd, const uint8_t *buf, uint64_t len,
-    uint64_t off)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return errno;
-		if (n == 0)
-			return ENOSPC;
-		buf += n;
-		len -= (uint64_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* Write n received stream bytes, one pwrite per run.  After the first
- * error the rest of the stream is drained unwritten. */
-void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
-{
-	unsigned pieces = 0;
-	uint64_t len;
-
-	while (n > 0) {
-		if (x->discard) {
-			x->left -= n;
-			return;
-		}
-		if (x->run_left == 0 && !iod_op_run_next(x, &pieces)) {
-			x->err = EIO; /* walk shorter than the share: a bug */
-			x->discard = 1;
-			continue;
-		}
-		len = x->run_left < n ? x->run_left : n;
-		if ((x->err = iod_op_pwrite(x->file->fd, buf, len,
-		    x->run_local)) != 0)
-			x->discard = 1;
-		buf += len;
-		n -= len;
-		x->run_local += len;
-		x->run_left -= len;
-		x->left -= len;
-	}
-}
-
 /* The last byte of a WRITE stream arrived: reply. */
-void iod_op_write_done(struct iod_conn *c)
+void
+iod_op_write_done(struct iod_conn *c)
 {
 	union iod_rep rep;
 	struct iod_xfer *x = &c->xfer;
@@ -283,11 +108,12 @@ void iod_op_write_done(struct iod_conn *c)
 	memset(&rep, 0, sizeof rep);
 	rep.write.written = x->total;
 	iod_conn_reply(c, x->err, &rep);
-	iod_op_xfer_end(x);
+	iod_xfer_end(x);
 }
 
 /* Open the stripe file (NULL if missing) and size the READ reply. */
-static int iod_op_read_size(const struct iod_op_io *io, struct iod_file **fp,
+static int
+iod_op_read_size(const struct iod_io *io, struct iod_file **fp,
     struct pvfs_iod_read_rep *rep)
 {
 	const struct pvfs_dist *d = &io->cap->dist;
@@ -311,258 +137,229 @@ static int iod_op_read_size(const struct iod_op_io *io, struct iod_file **fp,
 	return 0;
 }
 
-static void iod_op_read(struct iod_conn *c, const struct iod_op_io *io)
+static int
+iod_op_read(struct iod_conn *c, const struct iod_io *io,
+    union iod_rep *rep)
 {
-	union iod_rep rep;
 	struct iod_file *f;
 	int err;
 
-	memset(&rep, 0, sizeof rep);
 	if ((err = iod_op_cap(io->cap, PVFS_R_READ)) != 0 ||
 	    (err = iod_op_dist(io->cap, io->rel)) != 0 ||
 	    (err = iod_op_segs(io)) != 0 ||
-	    (err = iod_op_read_size(io, &f, &rep.read)) != 0) {
-		iod_conn_reply(c, err, NULL);
-		return;
-	}
-	if (rep.read.stream_len == 0) {
+	    (err = iod_op_read_size(io, &f, &rep->read)) != 0)
+		return err;
+	if (rep->read.stream_len == 0) {
 		iod_store_put(f);
-		iod_conn_reply(c, 0, &rep);
-		return;
+		return 0;
 	}
-	iod_op_xfer_start(&c->xfer, f, io, rep.read.stream_len);
-	c->stream_next = 1;
-	iod_conn_reply(c, 0, &rep);
+	iod_xfer_start(&c->xfer, f, io, rep->read.stream_len);
+	iod_conn_stream_send(c);
+	return 0;
 }
 
 /* Receive len stream bytes without writing them, then reply err. */
-static void iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
+static int
+iod_op_write_drain(struct iod_conn *c, uint64_t len, int err)
 {
-	iod_op_xfer_start(&c->xfer, NULL, NULL, len);
+	iod_xfer_start(&c->xfer, NULL, NULL, len);
 	c->xfer.err = err;
 	c->xfer.discard = 1;
-	c->state = IOD_CONN_READ_STREAM;
+	iod_conn_stream_recv(c);
+	return IOD_OP_STREAM;
 }
 
 /* A refused WRITE whose stream can still be framed (the capability, not
  * the stream, was wrong) is drained so that the connection survives; a
  * stream whose length does not match the pattern cannot be resynchronised,
  * so that gets EINVAL and the connection closes (design.md). */
-static void iod_op_write(struct iod_conn *c, const struct iod_op_io *io)
+static int
+iod_op_write(struct iod_conn *c, const struct iod_io *io)
 {
 	struct iod_file *f = NULL;
 	int err;
 
-	if ((err = iod_op_cap(io->cap, PVFS_R_WRITE)) != 0) {
-		iod_op_write_drain(c, io->stream_len, err);
-		return;
-	}
+	if ((err = iod_op_cap(io->cap, PVFS_R_WRITE)) != 0)
+		return iod_op_write_drain(c, io->stream_len, err);
 	/* iod_op_segs bounds the work before iod_op_share does it. */
 	if (iod_op_dist(io->cap, io->rel) != 0 || iod_op_segs(io) != 0) {
-		iod_conn_fail(c, EINVAL, "write pattern refused");
-		return;
+		iod_conn_close_after(c, "write pattern refused");
+		return EINVAL;
 	}
 	if (io->stream_len != iod_op_share(io)) {
-		iod_conn_fail(c, EINVAL, "write stream does not match pattern");
-		return;
+		iod_conn_close_after(c, "write stream does not match pattern");
+		return EINVAL;
 	}
 	/* An empty share creates no file: a missing stripe file is empty. */
 	if (io->stream_len > 0 &&
-	    (f = iod_store_get(io->cap->ino, io->cap->gen, 1, &err)) == NULL) {
-		iod_op_write_drain(c, io->stream_len, err);
-		return;
-	}
-	iod_op_xfer_start(&c->xfer, f, io, io->stream_len);
-	c->state = IOD_CONN_READ_STREAM;
+	    (f = iod_store_get(io->cap->ino, io->cap->gen, 1, &err)) == NULL)
+		return iod_op_write_drain(c, io->stream_len, err);
+	iod_xfer_start(&c->xfer, f, io, io->stream_len);
+	iod_conn_stream_recv(c);
+	return IOD_OP_STREAM;
 }
 
 /* The single and the LIST forms of READ and WRITE, as one iod_op_io. */
-static void iod_op_rw(struct iod_conn *c, union iod_req *req)
+static int
+iod_op_rw(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
-	struct iod_op_io io;
+	struct iod_io io;
 
 	memset(&io, 0, sizeof io);
 	switch (c->hdr.op) {
 	case PVFS_IOD_READ:
 	case PVFS_IOD_WRITE:
-		io = (struct iod_op_io){ &req->read.cap, req->read.rel,
+		io = (struct iod_io){ &req->read.cap, req->read.rel,
 			&req->read.pat, 1, NULL, 0 };
 		if (c->hdr.op == PVFS_IOD_WRITE)
 			io.stream_len = req->write.stream_len;
 		break;
 	case PVFS_IOD_READ_LIST:
-		io = (struct iod_op_io){ &req->read_list.cap, req->read_list.rel,
+		io = (struct iod_io){ &req->read_list.cap, req->read_list.rel,
 			req->read_list.seg, req->read_list.nseg,
 			&req->read_list.seg, 0 };
 		break;
 	default:
-		io = (struct iod_op_io){ &req->write_list.cap,
+		io = (struct iod_io){ &req->write_list.cap,
 			req->write_list.rel, req->write_list.seg,
 			req->write_list.nseg, &req->write_list.seg,
 			req->write_list.stream_len };
 		break;
 	}
 	if (c->hdr.op == PVFS_IOD_READ || c->hdr.op == PVFS_IOD_READ_LIST)
-		iod_op_read(c, &io);
-	else
-		iod_op_write(c, &io);
+		return iod_op_read(c, &io, rep);
+	return iod_op_write(c, &io);
 }
 
-static void iod_op_truncate(struct iod_conn *c,
-    const struct pvfs_iod_truncate_req *r)
+static int
+iod_op_truncate(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
+	const struct pvfs_iod_truncate_req *r = &req->truncate;
 	const struct pvfs_dist *d = &r->cap.dist;
 	struct iod_file *f;
 	uint64_t local;
 	int err;
 
 	if ((err = iod_op_cap(&r->cap, PVFS_R_WRITE)) != 0 ||
-	    (err = iod_op_dist(&r->cap, r->rel)) != 0) {
-		iod_conn_reply(c, err, NULL);
-		return;
-	}
+	    (err = iod_op_dist(&r->cap, r->rel)) != 0)
+		return err;
 	local = pvfs_stripe_local_size(r->length, d->pcount, d->ssize, r->rel);
-	if (local > INT64_MAX) {
-		iod_conn_reply(c, EFBIG, NULL);
-		return;
-	}
+	if (local > INT64_MAX)
+		return EFBIG;
 	/* Only a non-empty stripe needs a file: a missing one is empty. */
 	f = iod_store_get(r->cap.ino, r->cap.gen, local > 0, &err);
-	if (f == NULL) {
-		iod_conn_reply(c, err == ENOENT ? 0 : err, NULL);
-		return;
-	}
+	if (f == NULL)
+		return err == ENOENT ? 0 : err;
 	err = ftruncate(f->fd, (off_t)local) == 0 ? 0 : errno;
 	iod_store_put(f);
-	iod_conn_reply(c, err, NULL);
+	return err;
 }
 
-static void iod_op_remove(struct iod_conn *c, const struct pvfs_iod_cap_req *r)
+static int
+iod_op_remove(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
+	const struct pvfs_iod_cap_req *r = &req->cap;
 	int err;
 
 	if ((err = iod_op_cap(&r->cap, PVFS_R_REMOVE)) == 0)
 		err = -iod_store_remove(r->cap.ino, r->cap.gen);
-	iod_conn_reply(c, err, NULL);
+	return err;
 }
 
-static void iod_op_fsync(struct iod_conn *c,
-    const struct pvfs_iod_fsync_req *r)
+static int
+iod_op_fsync(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
+	const struct pvfs_iod_fsync_req *r = &req->fsync;
 	struct iod_file *f;
 	int err, rc;
 
-	if ((err = iod_op_cap(&r->cap, 0)) != 0) {
-		iod_conn_reply(c, err, NULL);
-		return;
-	}
-	if ((f = iod_store_get(r->cap.ino, r->cap.gen, 0, &err)) == NULL) {
-		iod_conn_reply(c, err == ENOENT ? 0 : err, NULL);
-		return;
-	}
+	if ((err = iod_op_cap(&r->cap, 0)) != 0)
+		return err;
+	if ((f = iod_store_get(r->cap.ino, r->cap.gen, 0, &err)) == NULL)
+		return err == ENOENT ? 0 : err;
 	rc = r->datasync ? fdatasync(f->fd) : fsync(f->fd);
 	err = rc == 0 ? -iod_store_sync_dir(r->cap.ino) : errno;
 	iod_store_put(f);
-	iod_conn_reply(c, err, NULL);
+	return err;
 }
 
-static void iod_op_size(struct iod_conn *c, const struct pvfs_iod_size_req *r)
+static int
+iod_op_size(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
+	const struct pvfs_iod_size_req *r = &req->size;
 	const struct pvfs_dist *d = &r->cap.dist;
-	union iod_rep rep;
 	struct stat st;
 	int err;
 
 	if ((err = iod_op_cap(&r->cap, 0)) != 0 ||
-	    (err = iod_op_dist(&r->cap, r->rel)) != 0) {
-		iod_conn_reply(c, err, NULL);
-		return;
-	}
-	memset(&rep, 0, sizeof rep);
+	    (err = iod_op_dist(&r->cap, r->rel)) != 0)
+		return err;
 	if ((err = -iod_store_stat(r->cap.ino, r->cap.gen, &st)) == ENOENT)
-		err = 0;
-	else if (err == 0) {
-		rep.size.local_size = (uint64_t)st.st_size;
-		rep.size.logical_end = st.st_size == 0 ? 0 :
-		    pvfs_stripe_logical_end((uint64_t)st.st_size, d->pcount,
-		    d->ssize, r->rel);
-		rep.size.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-		    st.st_mtim.tv_nsec;
-		rep.size.blocks = (uint64_t)st.st_blocks;
-	}
-	iod_conn_reply(c, err, &rep);
+		return 0;
+	if (err != 0)
+		return err;
+	rep->size.local_size = (uint64_t)st.st_size;
+	rep->size.logical_end = st.st_size == 0 ? 0 :
+	    pvfs_stripe_logical_end((uint64_t)st.st_size, d->pcount, d->ssize,
+	    r->rel);
+	rep->size.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+	    st.st_mtim.tv_nsec;
+	rep->size.blocks = (uint64_t)st.st_blocks;
+	return 0;
 }
 
 /* Figures in bytes (bsize stays the block size) so that the client can
  * sum iods with different block sizes. */
-static void iod_op_statfs(struct iod_conn *c)
+static int
+iod_op_statfs(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
-	union iod_rep rep;
 	struct statvfs sv;
 	int err;
 
-	memset(&rep, 0, sizeof rep);
-	if ((err = -iod_store_statfs(&sv)) == 0) {
-		rep.statfs.bsize = sv.f_bsize;
-		rep.statfs.blocks = (uint64_t)sv.f_blocks * sv.f_frsize;
-		rep.statfs.bfree = (uint64_t)sv.f_bfree * sv.f_frsize;
-		rep.statfs.bavail = (uint64_t)sv.f_bavail * sv.f_frsize;
-		rep.statfs.files = sv.f_files;
-		rep.statfs.ffree = sv.f_ffree;
-	}
-	iod_conn_reply(c, err, &rep);
+	if ((err = -iod_store_statfs(&sv)) != 0)
+		return err;
+	rep->statfs.bsize = sv.f_bsize;
+	rep->statfs.blocks = (uint64_t)sv.f_blocks * sv.f_frsize;
+	rep->statfs.bfree = (uint64_t)sv.f_bfree * sv.f_frsize;
+	rep->statfs.bavail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	rep->statfs.files = sv.f_files;
+	rep->statfs.ffree = sv.f_ffree;
+	return 0;
 }
 
-static void iod_op_ping(struct iod_conn *c)
+static int
+iod_op_ping(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
 {
-	union iod_rep rep;
-
-	memset(&rep, 0, sizeof rep);
-	rep.ping.version = PVFS_PROTO_VERSION;
-	rep.ping.uptime_s = (uint64_t)(pvfs_mono_ms() - iod.start_ms) / 1000;
-	iod_conn_reply(c, 0, &rep);
+	rep->ping.version = PVFS_PROTO_VERSION;
+	rep->ping.uptime_s = (uint64_t)(pvfs_mono_ms() - iod.start_ms) / 1000;
+	return 0;
 }
 
-static void iod_op_run(struct iod_conn *c, union iod_req *req)
-{
-	switch (c->hdr.op) {
-	case PVFS_IOD_PING:
-		iod_op_ping(c);
-		break;
-	case PVFS_IOD_READ:
-	case PVFS_IOD_WRITE:
-	case PVFS_IOD_READ_LIST:
-	case PVFS_IOD_WRITE_LIST:
-		iod_op_rw(c, req);
-		break;
-	case PVFS_IOD_TRUNCATE:
-		iod_op_truncate(c, &req->truncate);
-		break;
-	case PVFS_IOD_REMOVE:
-		iod_op_remove(c, &req->cap);
-		break;
-	case PVFS_IOD_FSYNC:
-		iod_op_fsync(c, &req->fsync);
-		break;
-	case PVFS_IOD_SIZE:
-		iod_op_size(c, &req->size);
-		break;
-	case PVFS_IOD_STATFS:
-		iod_op_statfs(c);
-		break;
-	case PVFS_IOD_LIST:
-		iod_admin_list(c, &req->list);
-		break;
-	case PVFS_IOD_PURGE:
-		iod_admin_purge(c, &req->purge);
-		break;
-	case PVFS_IOD_HELLO:
-		iod_label_hello(c, &req->hello);
-		break;
-	}
-}
+static const iod_op_fn iod_op_table[PVFS_IOD_OP_END - PVFS_IOD_PING] = {
+	[PVFS_IOD_PING - PVFS_IOD_PING] = iod_op_ping,
+	[PVFS_IOD_READ - PVFS_IOD_PING] = iod_op_rw,
+	[PVFS_IOD_WRITE - PVFS_IOD_PING] = iod_op_rw,
+	[PVFS_IOD_READ_LIST - PVFS_IOD_PING] = iod_op_rw,
+	[PVFS_IOD_WRITE_LIST - PVFS_IOD_PING] = iod_op_rw,
+	[PVFS_IOD_TRUNCATE - PVFS_IOD_PING] = iod_op_truncate,
+	[PVFS_IOD_REMOVE - PVFS_IOD_PING] = iod_op_remove,
+	[PVFS_IOD_FSYNC - PVFS_IOD_PING] = iod_op_fsync,
+	[PVFS_IOD_SIZE - PVFS_IOD_PING] = iod_op_size,
+	[PVFS_IOD_STATFS - PVFS_IOD_PING] = iod_op_statfs,
+	[PVFS_IOD_LIST - PVFS_IOD_PING] = iod_admin_list,
+	[PVFS_IOD_PURGE - PVFS_IOD_PING] = iod_admin_purge,
+	[PVFS_IOD_HELLO - PVFS_IOD_PING] = iod_label_hello,
+};
 
-int iod_op_body_alloc(struct iod_conn *c)
+int
+iod_op_body_alloc(struct iod_conn *c)
 {
 	free(c->lbody);
 	c->lbody = NULL;
@@ -573,12 +370,15 @@ int iod_op_body_alloc(struct iod_conn *c)
 	return (c->lbody = malloc(c->hdr.body_len)) != NULL ? 0 : -1;
 }
 
-/* Decode the body of the request in c->hdr and run it.  An opcode that is
- * not ours gets EOPNOTSUPP on a live connection (its frame was sound); a
- * body of the wrong shape is a protocol error and closes. */
-void iod_op_dispatch(struct iod_conn *c)
+/* Decode the body of the request in c->hdr, run its handler and reply
+ * (unless the handler receives a stream first).  An opcode that is not
+ * ours gets EOPNOTSUPP on a live connection (its frame was sound); a body
+ * of the wrong shape is a protocol error and closes. */
+void
+iod_op_dispatch(struct iod_conn *c)
 {
 	union iod_req req;
+	union iod_rep rep;
 	uint16_t op = c->hdr.op;
 	size_t size;
 	int rc;
@@ -588,7 +388,8 @@ void iod_op_dispatch(struct iod_conn *c)
 		return;
 	}
 	size = pvfs_msg_size(op, 0);
-	if (size == 0 || size > sizeof req) {
+	if (size == 0 || size > sizeof req ||
+	    iod_op_table[op - PVFS_IOD_PING] == NULL) {
 		iod_conn_fail(c, EOPNOTSUPP, "request shape unknown to the iod");
 		return;
 	}
@@ -601,7 +402,10 @@ void iod_op_dispatch(struct iod_conn *c)
 		iod_conn_fail(c, EPROTO, "malformed request body");
 		return;
 	}
-	log_debug("%s: %s reqid %u", c->peer, pvfs_op_name(op), c->hdr.reqid);
-	iod_op_run(c, &req);
+	log_debug("%s: %s reqid %u", c->dc.name, pvfs_op_name(op), c->hdr.reqid);
+	memset(&rep, 0, sizeof rep);
+	rc = iod_op_table[op - PVFS_IOD_PING](c, &req, &rep);
+	if (rc != IOD_OP_STREAM)
+		iod_conn_reply(c, rc, &rep);
 	pvfs_msg_free(op, 0, &req);
 }

@@ -30,12 +30,14 @@ static int iod_store_dirfd = -1;
 static struct iod_files iod_store_lru = TAILQ_HEAD_INITIALIZER(iod_store_lru);
 static unsigned iod_store_nfiles;
 
-static void iod_store_subdir(uint64_t ino, char *out, size_t len)
+static void
+iod_store_subdir(uint64_t ino, char *out, size_t len)
 {
 	snprintf(out, len, "%02x", (unsigned)(ino & 0xff));
 }
 
-void iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len)
+void
+iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len)
 {
 	unsigned sub = (unsigned)(ino & 0xff);
 
@@ -47,7 +49,8 @@ void iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len)
 }
 
 /* Make DATADIR and its 256 subdirectories so that creates need no mkdir. */
-int iod_store_init(const char *datadir, char **cause)
+int
+iod_store_init(const char *datadir, char **cause)
 {
 	char sub[8];
 	unsigned i;
@@ -72,7 +75,8 @@ int iod_store_init(const char *datadir, char **cause)
 	return 0;
 }
 
-static void iod_store_free(struct iod_file *f)
+static void
+iod_store_free(struct iod_file *f)
 {
 	TAILQ_REMOVE(&iod_store_lru, f, lru);
 	iod_store_nfiles--;
@@ -81,7 +85,8 @@ static void iod_store_free(struct iod_file *f)
 }
 
 /* Close least recently used idle descriptors beyond the cache size. */
-static void iod_store_trim(void)
+static void
+iod_store_trim(void)
 {
 	struct iod_file *f, *prev;
 
@@ -96,7 +101,8 @@ static void iod_store_trim(void)
 
 /* Out of descriptors: give back the least recently used idle one, so that
  * a request is served rather than failed with EMFILE.  1 if one was. */
-static int iod_store_evict_one(void)
+static int
+iod_store_evict_one(void)
 {
 	struct iod_file *f;
 
@@ -111,7 +117,8 @@ static int iod_store_evict_one(void)
 
 /* openat under DATADIR; every descriptor the store opens comes from here,
  * so none fails with EMFILE while the cache holds an idle one. */
-static int iod_store_openat(const char *path, int flags, mode_t mode)
+static int
+iod_store_openat(const char *path, int flags, mode_t mode)
 {
 	int fd = openat(iod_store_dirfd, path, flags, mode);
 
@@ -121,7 +128,8 @@ static int iod_store_openat(const char *path, int flags, mode_t mode)
 	return fd;
 }
 
-void iod_store_shutdown(void)
+void
+iod_store_shutdown(void)
 {
 	struct iod_file *f;
 
@@ -132,7 +140,8 @@ void iod_store_shutdown(void)
 	iod_store_dirfd = -1;
 }
 
-static struct iod_file *iod_store_find(uint64_t ino, uint64_t gen)
+static struct iod_file *
+iod_store_find(uint64_t ino, uint64_t gen)
 {
 	struct iod_file *f;
 
@@ -144,7 +153,8 @@ static struct iod_file *iod_store_find(uint64_t ino, uint64_t gen)
 }
 
 /* Open a stripe file; a subdirectory someone removed is made again. */
-static int iod_store_open(uint64_t ino, uint64_t gen, int create)
+static int
+iod_store_open(uint64_t ino, uint64_t gen, int create)
 {
 	char path[IOD_STORE_PATH_MAX], sub[8];
 	int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
@@ -163,7 +173,8 @@ static int iod_store_open(uint64_t ino, uint64_t gen, int create)
 
 /* A referenced stripe file, or NULL with *err (ENOENT if missing and not
  * create).  Release it with iod_store_put. */
-struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, int create,
+struct iod_file *
+iod_store_get(uint64_t ino, uint64_t gen, int create,
     int *err)
 {
 	struct iod_file *f;
@@ -194,7 +205,8 @@ struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, int create,
 	return f;
 }
 
-void iod_store_put(struct iod_file *f)
+void
+iod_store_put(struct iod_file *f)
 {
 	if (f == NULL)
 		return;
@@ -206,7 +218,8 @@ void iod_store_put(struct iod_file *f)
 }
 
 /* stat a stripe file: 0, or -errno (-ENOENT when missing). */
-int iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st)
+int
+iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st)
 {
 	struct iod_file *f;
 	char path[IOD_STORE_PATH_MAX];
@@ -221,7 +234,8 @@ int iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st)
 
 /* Unlink a stripe file; streams still using it finish on the unlinked
  * inode (data of a file removed while open is lost, as in PVFS 1). */
-int iod_store_remove(uint64_t ino, uint64_t gen)
+int
+iod_store_remove(uint64_t ino, uint64_t gen)
 {
 	struct iod_file *f;
 	char path[IOD_STORE_PATH_MAX];
@@ -239,7 +253,8 @@ int iod_store_remove(uint64_t ino, uint64_t gen)
 
 /* fsync the subdirectory so that a newly created stripe file's name is as
  * durable as its data. */
-int iod_store_sync_dir(uint64_t ino)
+int
+iod_store_sync_dir(uint64_t ino)
 {
 	char sub[8];
 	int fd, rc;
@@ -253,12 +268,14 @@ int iod_store_sync_dir(uint64_t ino)
 	return rc;
 }
 
-int iod_store_statfs(struct statvfs *sv)
+int
+iod_store_statfs(struct statvfs *sv)
 {
 	return fstatvfs(iod_store_dirfd, sv) == 0 ? 0 : -errno;
 }
 
-static int iod_store_ent_cmp(const void *a, const void *b)
+static int
+iod_store_ent_cmp(const void *a, const void *b)
 {
 	const struct pvfs_stripe_ent *x = a, *y = b;
 
@@ -269,7 +286,8 @@ static int iod_store_ent_cmp(const void *a, const void *b)
 
 /* The gen spelled by the 16 lowercase hex digits at s (nothing after
  * them), or 0 if s is not that. */
-static uint64_t iod_store_name_gen(const char *s)
+static uint64_t
+iod_store_name_gen(const char *s)
 {
 	uint64_t gen = 0;
 	int i;
@@ -288,7 +306,8 @@ static uint64_t iod_store_name_gen(const char *s)
 /* Parse a name of subdirectory sub as a stripe file: the exact name
  * iod_store_path gives, "INO" (gen 0) or "INO.<gen>" with gen != 0.
  * 0 and ino, gen; -1 for anything else (ours or a stranger's). */
-int iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
+int
+iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
     uint64_t *gen)
 {
 	char digits[21];
@@ -312,13 +331,15 @@ int iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
 }
 
 /* Whether (ino, gen) comes after (after, after_gen) in listing order. */
-static int iod_store_after(uint64_t ino, uint64_t gen, uint64_t after,
+static int
+iod_store_after(uint64_t ino, uint64_t gen, uint64_t after,
     uint64_t after_gen)
 {
 	return ino > after || (ino == after && gen > after_gen);
 }
 
-static int iod_store_push(struct pvfs_stripe_ent **v, size_t *n, size_t *cap,
+static int
+iod_store_push(struct pvfs_stripe_ent **v, size_t *n, size_t *cap,
     uint64_t ino, uint64_t gen)
 {
 	struct pvfs_stripe_ent *nv;
@@ -336,7 +357,8 @@ static int iod_store_push(struct pvfs_stripe_ent **v, size_t *n, size_t *cap,
 
 /* Read subdirectory sub into a malloc'd array of its stripe files after
  * (after, after_gen) (sizes not filled in).  0, or -errno. */
-static int iod_store_collect(unsigned sub, uint64_t after, uint64_t after_gen,
+static int
+iod_store_collect(unsigned sub, uint64_t after, uint64_t after_gen,
     struct pvfs_stripe_ent **out, size_t *n)
 {
 	struct pvfs_stripe_ent *v = NULL;
@@ -377,7 +399,8 @@ static int iod_store_collect(unsigned sub, uint64_t after, uint64_t after_gen,
  * meanwhile is left out and the next one takes its place, so only the
  * last page is short (the caller pages on from the last entry returned).
  * 0, or -errno. */
-int iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
+int
+iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
     uint32_t max, struct pvfs_stripe_ent *ents, uint32_t *n, int *eof)
 {
 	struct pvfs_stripe_ent *all;

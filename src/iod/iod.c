@@ -40,7 +40,8 @@ static const struct option iod_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static void __attribute__((noreturn)) iod_usage(int status)
+static void
+__attribute__((noreturn)) iod_usage(int status)
 {
 	FILE *f = status == 0 ? stdout : stderr;
 
@@ -88,7 +89,8 @@ static void __attribute__((noreturn)) iod_usage(int status)
 static int iod_format;
 
 /* --fsid and --index: hex and decimal, range-checked. */
-static void iod_parse_ident(int ch, const char *arg)
+static void
+iod_parse_ident(int ch, const char *arg)
 {
 	char *end;
 	unsigned long long v;
@@ -109,7 +111,8 @@ static void iod_parse_ident(int ch, const char *arg)
 
 /* PVFS_TEST_CLOCK_OFFSET: seconds added to this iod's clock, so that
  * tests can run it skewed from the mgr's.  For tests only. */
-static void iod_test_clock(void)
+static void
+iod_test_clock(void)
 {
 	const char *s = getenv("PVFS_TEST_CLOCK_OFFSET");
 	char *end;
@@ -123,7 +126,8 @@ static void iod_test_clock(void)
 	iod.test_offset_ns = v * 1000000000LL;
 }
 
-static void iod_parse_args(int argc, char **argv)
+static void
+iod_parse_args(int argc, char **argv)
 {
 	const char *idle = NULL;
 	int ch;
@@ -207,7 +211,8 @@ static void iod_parse_args(int argc, char **argv)
 	}
 }
 
-static uint16_t iod_listen(void)
+static uint16_t
+iod_listen(void)
 {
 	char host[PVFS_HOST_MAX + 1];
 	uint16_t port, bound = 0;
@@ -224,7 +229,8 @@ static uint16_t iod_listen(void)
 }
 
 /* Everything that can fail, while errors still reach the terminal. */
-static uint16_t iod_prepare(void)
+static uint16_t
+iod_prepare(void)
 {
 	char *cause = NULL;
 
@@ -241,13 +247,13 @@ static uint16_t iod_prepare(void)
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
 		fatal("out of memory");
 	signal(SIGPIPE, SIG_IGN);
-	TAILQ_INIT(&iod.conns);
 	return iod_listen();
 }
 
 /* The log file is opened before the fork, while a failure to open it can
  * still be reported on the terminal. */
-static void iod_daemonize(void)
+static void
+iod_daemonize(void)
 {
 	if (iod.foreground)
 		return;
@@ -260,26 +266,21 @@ static void iod_daemonize(void)
 		pvfs_log_open("pvfs-iod", "syslog", iod.level);
 }
 
-static void iod_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+static void
+iod_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	log_info("signal %d, exiting", w->signum);
 	ev_break(loop, EVBREAK_ALL);
 }
 
-static void iod_loop_init(void)
+static void
+iod_loop_init(void)
 {
 	if ((iod.loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatal("cannot initialise libev");
 	/* Here, after the fork, so that the limits reach the log file. */
 	pvfs_peer_limit_init(iod.max_conns, pvfs_raise_nofile());
-	ev_io_init(&iod.accept_io, iod_conn_accept_cb, iod.lfd, EV_READ);
-	ev_io_start(iod.loop, &iod.accept_io);
-	ev_timer_init(&iod.accept_timer, iod_conn_accept_timer_cb, 0., 0.);
-	if (iod.ufd != -1) {
-		ev_io_init(&iod.accept_uio, iod_conn_accept_cb, iod.ufd, EV_READ);
-		ev_io_start(iod.loop, &iod.accept_uio);
-	}
-	iod_conn_idle_start();
+	iod_conn_start();
 	ev_signal_init(&iod_sigterm, iod_signal_cb, SIGTERM);
 	ev_signal_start(iod.loop, &iod_sigterm);
 	ev_signal_init(&iod_sigint, iod_signal_cb, SIGINT);
@@ -287,7 +288,8 @@ static void iod_loop_init(void)
 }
 
 /* Pid file first: a script that sees the port file may look for it. */
-static void iod_publish(uint16_t port)
+static void
+iod_publish(uint16_t port)
 {
 	char text[32];
 
@@ -306,19 +308,13 @@ static void iod_publish(uint16_t port)
 	    iod.label.fsid, iod.label.uuid);
 }
 
-static void iod_shutdown(void)
+static void
+iod_shutdown(void)
 {
-	iod_conn_close_all();
+	iod_conn_stop();
 	iod_store_shutdown();
-	ev_io_stop(iod.loop, &iod.accept_io);
-	ev_io_stop(iod.loop, &iod.accept_uio);
-	ev_timer_stop(iod.loop, &iod.accept_timer);
-	ev_timer_stop(iod.loop, &iod.idle_timer);
-	close(iod.lfd);
-	if (iod.ufd != -1) {
-		close(iod.ufd);
+	if (iod.ufd != -1)
 		unlink(iod.sock);
-	}
 	free(iod.xbuf);
 	close(iod.label_fd);
 	if (iod.pidfile != NULL)
@@ -327,7 +323,8 @@ static void iod_shutdown(void)
 }
 
 /* pvfs-iod --format: label the data directory, then exit. */
-static int iod_format_main(void)
+static int
+iod_format_main(void)
 {
 	char *cause = NULL;
 
@@ -344,7 +341,8 @@ static int iod_format_main(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	uint16_t port;
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "dconn.h"
 
 #define IOD_DEFAULT_DATADIR PVFS_DEFAULT_DATADIR
 #define IOD_DEFAULT_KEYFILE PVFS_DEFAULT_KEYFILE
@@ -31,7 +32,6 @@
 #define IOD_BUDGET_PIECES 65536    /* stripe pieces walked per wake-up */
 #define IOD_BUDGET_REQS 32         /* requests served per wake-up */
 #define IOD_STORE_FDS 128          /* open stripe files kept in the LRU */
-#define IOD_ACCEPT_BATCH 64        /* accepts per wake-up */
 
 /* iod.c: the daemon as a whole. */
 struct iod_conn;
@@ -42,7 +42,6 @@ struct iod_label {
 	uint32_t index;
 	char uuid[PVFS_UUID_HEX + 1];
 };
-TAILQ_HEAD(iod_conns, iod_conn);
 
 struct iod {
 	struct ev_loop *loop;
@@ -59,18 +58,12 @@ struct iod {
 	size_t keylen;
 	int64_t start_ms;   /* monotonic, for PING uptime */
 
-	int lfd;
-	ev_io accept_io;
 	const char *sock;      /* Unix socket path (-u), NULL: none */
-	int ufd;               /* its listener, -1 if none */
-	ev_io accept_uio;
-	ev_timer accept_timer; /* re-enables accept after EMFILE */
 	double idle_timeout;   /* seconds without a byte moved; 0 = never */
 	unsigned max_conns;    /* per peer (peer-limit.c) */
-	ev_timer idle_timer;   /* sweeps connections past idle_timeout */
+	int lfd, ufd;          /* the listeners (ufd -1: none), until served */
+	struct dconn_server srv; /* connections (dconn.c) */
 	uint8_t *xbuf;         /* the shared WRITE buffer, IOD_XFER_BUF bytes */
-	struct iod_conns conns;
-	unsigned nconns;
 
 	uint64_t want_fsid;    /* --fsid: the label must say it; 0: any */
 	long want_index;       /* --index: likewise; -1: any */
@@ -138,15 +131,10 @@ struct iod_xfer {
 	int discard;             /* WRITE refused: drain without writing */
 };
 
+/* A connection: the layer's part (dconn.h) first. */
 struct iod_conn {
-	int fd;
-	ev_io io;
-	int events;               /* what io watches now, 0 if stopped */
+	struct dconn dc;
 	enum iod_conn_state state;
-	char peer[64];            /* "host:port", for logs */
-	struct pvfs_peer *limit;  /* the peer's count (peer-limit.c), or NULL */
-	ev_tstamp last_io;        /* loop time of the last readiness */
-	ev_tstamp frame_start;    /* first byte of the request's frame */
 
 	uint8_t hdr_raw[PVFS_HDR_LEN];
 	uint8_t body[IOD_BODY_MAX];
@@ -158,31 +146,85 @@ struct iod_conn {
 	int stream_next;          /* after the reply: SEND_STREAM */
 	int close_after;          /* after the reply: close (bad frame) */
 	const char *why;          /* why the connection closes */
-	int close_errno;          /* errno behind why, 0 if none */
-	int quiet;                /* a normal close: log at debug level */
+	int close_err;            /* dconn_close's err for why */
 	struct iod_xfer xfer;
-
-	TAILQ_ENTRY(iod_conn) entry;
 };
-void iod_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents);
-void iod_conn_accept_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
-void iod_conn_close_all(void);
-void iod_conn_idle_start(void);
+/* Serve connections on the listeners iod_prepare opened. */
+void iod_conn_start(void);
+void iod_conn_stop(void);
 int iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg);
 void iod_conn_fail(struct iod_conn *c, int32_t status, const char *why);
+/* What a handler may ask of its connection besides a reply. */
+/* Send c->xfer's stream after the reply. */
+void iod_conn_stream_send(struct iod_conn *c);
+/* Receive c->xfer's stream now; its end replies (iod_op_write_done). */
+void iod_conn_stream_recv(struct iod_conn *c);
+/* Close once the reply is sent: the stream cannot be resynchronised. */
+void iod_conn_close_after(struct iod_conn *c, const char *why);
 
-/* iod-ops.c: request handlers and the stripe walk they share. */
+/* iod-ops.c: request handlers. */
+/* Every request body an iod decodes; pvfs_msg_size() is checked against
+ * it so that a codec change cannot overflow the stack. */
+union iod_req {
+	struct pvfs_none none;
+	struct pvfs_iod_read_req read;
+	struct pvfs_iod_write_req write;
+	struct pvfs_iod_truncate_req truncate;
+	struct pvfs_iod_cap_req cap;
+	struct pvfs_iod_fsync_req fsync;
+	struct pvfs_iod_size_req size;
+	struct pvfs_iod_read_list_req read_list;
+	struct pvfs_iod_write_list_req write_list;
+	struct pvfs_iod_list_req list;
+	struct pvfs_iod_purge_req purge;
+	struct pvfs_iod_hello_req hello;
+	uint8_t pad[256];
+};
+
+union iod_rep {
+	struct pvfs_none none;
+	struct pvfs_iod_ping_rep ping;
+	struct pvfs_iod_read_rep read;
+	struct pvfs_iod_write_rep write;
+	struct pvfs_iod_size_rep size;
+	struct pvfs_iod_statfs_rep statfs;
+	struct pvfs_iod_list_rep list;
+	struct pvfs_iod_hello_rep hello;
+	uint8_t pad[256];
+};
+
+/* Every handler: the connection, the decoded request and the reply to
+ * fill (zeroed); the reply's status (0 or a positive errno), or
+ * IOD_OP_STREAM when it receives a stream whose end replies. */
+#define IOD_OP_STREAM (-1)
+typedef int (*iod_op_fn)(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
 void iod_op_dispatch(struct iod_conn *c);
 /* Log why a capability was refused (PVFS_CAP_*), rate-limited. */
 void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now);
 /* Room for a body over IOD_BODY_MAX: only LIST requests get it.  0 or -1. */
 int iod_op_body_alloc(struct iod_conn *c);
-int iod_op_run_next(struct iod_xfer *x, unsigned *pieces);
-uint64_t iod_op_write_plan(const struct iod_xfer *x, uint64_t max,
-    unsigned *calls, unsigned *pieces);
-void iod_op_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
 void iod_op_write_done(struct iod_conn *c);
-void iod_op_xfer_end(struct iod_xfer *x);
+
+/* iod-xfer.c: the walk of a stream over the local stripe file. */
+/* A READ or WRITE, of one pattern or of a LIST, in one shape.  own points
+ * at a LIST request's decoded array: the stream takes it over (and the
+ * request then frees nothing). */
+struct iod_io {
+	const struct pvfs_cap *cap;
+	uint32_t rel;
+	const struct pvfs_pattern *seg;
+	uint32_t nseg;
+	struct pvfs_pattern **own;
+	uint64_t stream_len; /* WRITE: this iod's share, as the client says */
+};
+void iod_xfer_start(struct iod_xfer *x, struct iod_file *f,
+    const struct iod_io *io, uint64_t len);
+void iod_xfer_end(struct iod_xfer *x);
+int iod_xfer_run_next(struct iod_xfer *x, unsigned *pieces);
+uint64_t iod_xfer_write_plan(const struct iod_xfer *x, uint64_t max,
+    unsigned *calls, unsigned *pieces);
+void iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
 
 /* iod-label.c: the data directory's identity and the mgr's clock. */
 int iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,
@@ -191,10 +233,13 @@ int iod_label_open(const char *datadir, char **cause);
 int64_t iod_label_own_ns(void);
 int64_t iod_label_now(void);
 int iod_label_cap_check(const struct pvfs_cap *cap);
-void iod_label_hello(struct iod_conn *c, const struct pvfs_iod_hello_req *r);
+int iod_label_hello(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
 
 /* iod-admin.c: what pvfs-fsck asks (ADMIN capabilities only). */
-void iod_admin_list(struct iod_conn *c, const struct pvfs_iod_list_req *r);
-void iod_admin_purge(struct iod_conn *c, const struct pvfs_iod_purge_req *r);
+int iod_admin_list(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
+int iod_admin_purge(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
 
 #endif /* PVFS_IOD_H */

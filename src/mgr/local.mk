@@ -9,4 +9,4 @@ libpvfs_mgr_la_SOURCES = \
 	src/mgr/mgr-record.c src/mgr/mgr-journal.c src/mgr/mgr-load.c \
 	src/mgr/mgr-backup.c src/mgr/mgr-admin.c src/mgr/mgr-iods.c
 pvfs_mgr_SOURCES = src/mgr/mgr.c
-pvfs_mgr_LDADD = libpvfs-mgr.la libpvfs-common.la
+pvfs_mgr_LDADD = libpvfs-mgr.la libpvfs-daemon.la libpvfs-common.la

@@ -26,7 +26,7 @@ mgr_admin_allowed(const struct pvfs_cred *cr)
  * and the range is bounded, so a page costs the same whatever the size of
  * the name space, and the reply is a consistent view of one instant. */
 int
-mgr_admin_inolist(void *rq, void *rp)
+mgr_admin_inolist(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_inolist_req *q = rq;
 	struct pvfs_mgr_inolist_rep *rep = rp;

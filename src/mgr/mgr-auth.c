@@ -75,18 +75,18 @@ mgr_auth_free(void)
 #endif
 }
 
+/* The kernel's word, read once by the connection layer at accept. */
 void
-mgr_auth_accept(struct mgr_conn *c, int is_unix)
+mgr_auth_accept(struct mgr_conn *c)
 {
-	if (!is_unix)
+	if (!c->dc.peer.is_unix)
 		return;
-	if (pvfs_unix_peer_cred(c->fd, &c->ident) != 0) {
-		log_warn("unix peer: no credentials: %s", strerror(errno));
-		snprintf(c->peer, sizeof(c->peer), "unix:?");
+	if (!c->dc.peer.has_cred) {
+		log_warn("%s: unix peer without credentials", c->dc.name);
 		return;
 	}
 	c->auth = MGR_AUTH_PEER;
-	snprintf(c->peer, sizeof(c->peer), "unix:uid %u", c->ident.uid);
+	c->ident = c->dc.peer.cred;
 }
 
 static void
@@ -149,7 +149,7 @@ mgr_auth_munge(struct mgr_conn *c, const char *cred, struct pvfs_cred *id)
 
 	e = munge_decode(cred, auth_ctx, NULL, NULL, &uid, &gid);
 	if (e != EMUNGE_SUCCESS) {
-		log_info("%s: munge credential refused: %s", c->peer,
+		log_info("%s: munge credential refused: %s", c->dc.name,
 		    munge_strerror(e));
 		return EACCES;
 	}
@@ -173,7 +173,7 @@ mgr_auth_op(struct mgr_conn *c, void *rq, void *rp)
 	/* Over Unix the kernel already said who it is.  Only as the first
 	 * request: munge_decode blocks the loop, so a peer gets one try per
 	 * connection, not one per frame it can send. */
-	if (c->auth != MGR_AUTH_NONE || c->nreq != 1)
+	if (c->auth != MGR_AUTH_NONE || c->dc.nreq != 1)
 		return EINVAL;
 	if (q->method != PVFS_AUTH_MUNGE || !mgr.munge)
 		return EOPNOTSUPP;
@@ -186,6 +186,6 @@ mgr_auth_op(struct mgr_conn *c, void *rq, void *rp)
 	c->ident = id;
 	rep->uid = id.uid;
 	rep->gid = id.gid;
-	log_debug("%s: munge: uid %u gid %u", c->peer, id.uid, id.gid);
+	log_debug("%s: munge: uid %u gid %u", c->dc.name, id.uid, id.gid);
 	return 0;
 }

@@ -1,10 +1,9 @@
 /*
- * mgr-conn.c - client connections: accept, the per-connection state
- * machine, replies held until the journal commits, back-pressure.
+ * mgr-conn.c - the mgr's connection states, plugged into the daemons'
+ * connection layer (dconn.c: accept, peers, idle sweep, close): pipelined
+ * requests, replies held until the journal commits, back-pressure.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +16,11 @@
 #define CONN_OUT_MAX (4u << 20)      /* stop reading above this much output */
 #define CONN_OUT_KEEP (1u << 20)     /* free an idle output buffer above this */
 #define CONN_BATCH 128               /* requests per wake-up, for fairness */
-#define CONN_ACCEPT_BATCH 64
 
-static TAILQ_HEAD(, mgr_conn) conn_all = TAILQ_HEAD_INITIALIZER(conn_all);
+static struct dconn_server conn_srv;
 static TAILQ_HEAD(, mgr_conn) conn_held = TAILQ_HEAD_INITIALIZER(conn_held);
 static TAILQ_HEAD(, mgr_conn) conn_ready = TAILQ_HEAD_INITIALIZER(conn_ready);
-static unsigned conn_count;
-static int conn_lfd = -1;
-static ev_io conn_accept_io;
-static int conn_ufd = -1;          /* the Unix socket listener, if any */
-static ev_io conn_uaccept_io;
-static ev_timer conn_backoff;
-static int conn_starved;           /* accept paused since the last success */
 static ev_idle conn_idle;
-static ev_timer conn_idle_sweep;
 
 static void mgr_conn_drive(struct mgr_conn *c);
 
@@ -40,29 +30,23 @@ mgr_conn_unsent(const struct mgr_conn *c)
 	return c->out.len - c->out.off;
 }
 
-/* The one place a connection ends. */
+/* The one place a connection ends: the layer's close, at info level if
+ * error. */
 static void
 mgr_conn_close(struct mgr_conn *c, int error, const char *why)
 {
-	if (error)
-		log_info("%s: closing after %llu requests: %s", c->peer,
-		    (unsigned long long)c->nreq, why);
+	dconn_close(&c->dc, error ? DCONN_FAULT : 0, why);
+}
+
+/* A read or write failed: a reset (or a broken pipe) is the peer's
+ * ordinary way out. */
+static void
+mgr_conn_lost(struct mgr_conn *c, const char *call, int ordinary)
+{
+	if (ordinary)
+		dconn_close(&c->dc, 0, strerror(errno));
 	else
-		log_debug("%s: closing after %llu requests: %s", c->peer,
-		    (unsigned long long)c->nreq, why);
-	ev_io_stop(mgr.loop, &c->rio);
-	ev_io_stop(mgr.loop, &c->wio);
-	if (c->held)
-		TAILQ_REMOVE(&conn_held, c, held_entry);
-	if (c->ready)
-		TAILQ_REMOVE(&conn_ready, c, ready_entry);
-	TAILQ_REMOVE(&conn_all, c, entry);
-	pvfs_peer_limit_release(c->limit);
-	close(c->fd);
-	free(c->in);
-	pvfs_buf_free(&c->out);
-	free(c);
-	conn_count--;
+		dconn_close(&c->dc, errno, call);
 }
 
 /* Parse c's buffered input from the idle watcher, i.e. in this loop
@@ -120,42 +104,27 @@ mgr_conn_send(struct mgr_conn *c)
 	ssize_t w;
 
 	while (c->out.off < c->out_ok) {
-		w = write(c->fd, c->out.data + c->out.off, c->out_ok - c->out.off);
+		w = write(c->dc.fd, c->out.data + c->out.off, c->out_ok - c->out.off);
 		if (w == -1 && errno == EINTR)
 			continue;
 		if (w == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (w == -1) {
-			mgr_conn_close(c, errno != EPIPE && errno != ECONNRESET,
-			    strerror(errno));
+			mgr_conn_lost(c, "write", errno == EPIPE ||
+			    errno == ECONNRESET);
 			return -1;
 		}
 		c->out.off += (size_t)w;
 		/* Replies released by a commit count as activity too. */
-		c->last_io = ev_now(mgr.loop);
+		c->dc.last_io = ev_now(mgr.loop);
 	}
 	mgr_conn_out_compact(c);
 	if (c->state == MGR_CONN_DRAIN && c->out.len == 0) {
 		mgr_conn_close(c, c->why_error, c->why);
 		return -1;
 	}
-	if (c->out.off < c->out_ok)
-		ev_io_start(mgr.loop, &c->wio);
-	else
-		ev_io_stop(mgr.loop, &c->wio);
+	dconn_watch_write(&c->dc, c->out.off < c->out_ok);
 	return 0;
-}
-
-static void
-mgr_conn_reply_raw(struct mgr_conn *c, uint16_t op, uint32_t reqid, int status)
-{
-	struct pvfs_hdr h = { PVFS_PROTO_MAGIC, PVFS_PROTO_VERSION, op, reqid,
-		status, 0, PVFS_HDR_REPLY };
-
-	if (pvfs_buf_reserve(&c->out, PVFS_HDR_LEN) != 0)
-		fatal("out of memory (reply)");
-	pvfs_hdr_encode(&h, c->out.data + c->out.len);
-	c->out.len += PVFS_HDR_LEN;
 }
 
 /* Error replies have an empty body.  No reply leaves before the records
@@ -168,12 +137,12 @@ mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid, int status,
 
 	if (status == 0 &&
 	    (rc = pvfs_frame_encode(&c->out, op, reqid, 1, 0, rep)) != 0) {
-		log_warn("%s: cannot encode %s reply: %s", c->peer,
+		log_warn("%s: cannot encode %s reply: %s", c->dc.name,
 		    pvfs_op_name(op), strerror(-rc));
 		status = EIO;
 	}
-	if (status != 0)
-		mgr_conn_reply_raw(c, op, reqid, status);
+	if (status != 0 && dconn_reply_error(&c->out, op, reqid, status) != 0)
+		fatal("out of memory (reply)");
 	if (!mgr_journal_pending()) {
 		c->out_ok = c->out.len;
 		return;
@@ -232,18 +201,15 @@ mgr_conn_in_make_room(struct mgr_conn *c, size_t need)
 static int
 mgr_conn_parse_hdr(struct mgr_conn *c)
 {
-	int rc = pvfs_hdr_decode(c->in + c->in_off, &c->hdr);
+	int rc = dconn_hdr_check(c->in + c->in_off, &c->hdr);
 
-	if (rc == -EPROTO && c->hdr.magic != PVFS_PROTO_MAGIC) {
+	if (rc == DCONN_HDR_DROP) {
 		mgr_conn_close(c, 1, "bad magic");
 		return -1;
 	}
-	if (rc == -EMSGSIZE) {
-		mgr_conn_fail(c, EMSGSIZE, "frame body too large");
-		return 0;
-	}
-	if (rc != 0 || (c->hdr.flags & PVFS_HDR_REPLY) || c->hdr.status != 0) {
-		mgr_conn_fail(c, EPROTO, "bad frame header");
+	if (rc != 0) {
+		mgr_conn_fail(c, rc, rc == EMSGSIZE ? "frame body too large" :
+		    "bad frame header");
 		return 0;
 	}
 	mgr_conn_in_make_room(c, PVFS_HDR_LEN + (size_t)c->hdr.body_len);
@@ -257,8 +223,8 @@ mgr_conn_handle(struct mgr_conn *c)
 	const uint8_t *body = c->in + c->in_off + PVFS_HDR_LEN;
 	int rc;
 
-	c->nreq++;
-	c->frame_start = 0;
+	c->dc.nreq++;
+	c->dc.frame_start = 0;
 	rc = mgr_op_dispatch(c, &c->hdr, body);
 	c->in_off += PVFS_HDR_LEN + (size_t)c->hdr.body_len;
 	if (c->in_off == c->in_len)
@@ -298,29 +264,29 @@ mgr_conn_drive(struct mgr_conn *c)
 			break;
 		case MGR_CONN_FULL:
 			if (mgr_conn_unsent(c) > CONN_OUT_MAX / 2) {
-				ev_io_stop(mgr.loop, &c->rio);
+				dconn_watch_read(&c->dc, 0);
 				goto send;
 			}
 			c->state = MGR_CONN_HDR;
 			break;
 		case MGR_CONN_DRAIN:
-			ev_io_stop(mgr.loop, &c->rio);
+			dconn_watch_read(&c->dc, 0);
 			goto send;
 		}
 	}
 want_input:
 	if (avail == 0)
-		c->frame_start = 0;
-	else if (c->frame_start == 0)
-		c->frame_start = ev_now(mgr.loop);
+		c->dc.frame_start = 0;
+	else if (c->dc.frame_start == 0)
+		c->dc.frame_start = ev_now(mgr.loop);
 	if (c->eof) {
 		/* Answer what was asked before the peer's EOF, then close. */
 		c->why = avail > 0 ? "peer closed mid-frame" : "peer closed";
 		c->why_error = avail > 0;
 		c->state = MGR_CONN_DRAIN;
-		ev_io_stop(mgr.loop, &c->rio);
+		dconn_watch_read(&c->dc, 0);
 	} else {
-		ev_io_start(mgr.loop, &c->rio);
+		dconn_watch_read(&c->dc, 1);
 	}
 send:
 	mgr_conn_send(c);
@@ -344,7 +310,7 @@ mgr_conn_fill(struct mgr_conn *c)
 	if (c->in_len == c->in_cap)
 		return 0; /* a full buffer of whole frames still to parse */
 	do
-		r = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+		r = read(c->dc.fd, c->in + c->in_len, c->in_cap - c->in_len);
 	while (r == -1 && errno == EINTR);
 	if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
@@ -353,7 +319,7 @@ mgr_conn_fill(struct mgr_conn *c)
 		return 0;
 	}
 	if (r == -1) {
-		mgr_conn_close(c, errno != ECONNRESET, strerror(errno));
+		mgr_conn_lost(c, "read", errno == ECONNRESET);
 		return -1;
 	}
 	c->in_len += (size_t)r;
@@ -361,195 +327,91 @@ mgr_conn_fill(struct mgr_conn *c)
 }
 
 static void
-mgr_conn_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+mgr_conn_readable(struct dconn *dc)
 {
-	struct mgr_conn *c = w->data;
+	struct mgr_conn *c = (struct mgr_conn *)dc;
 
-	c->last_io = ev_now(loop);
 	if (mgr_conn_fill(c) == 0)
 		mgr_conn_drive(c);
 }
 
 static void
-mgr_conn_write_cb(struct ev_loop *loop, ev_io *w, int revents)
+mgr_conn_writable(struct dconn *dc)
 {
-	struct mgr_conn *c = w->data;
+	struct mgr_conn *c = (struct mgr_conn *)dc;
 
-	c->last_io = ev_now(loop);
 	if (mgr_conn_send(c) != 0)
 		return;
 	if (c->state == MGR_CONN_FULL && mgr_conn_unsent(c) <= CONN_OUT_MAX / 2)
 		mgr_conn_drive(c);
 }
 
+/* A connection waiting for our journal is ours to finish, not the peer's
+ * stall, unless its frame is a slowloris. */
 static void
-mgr_conn_peer_name(int fd, char *buf, size_t len)
+mgr_conn_activity(const struct dconn *dc, struct dconn_activity *a)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
+	const struct mgr_conn *c = (const struct mgr_conn *)dc;
 
-	memset(&ss, 0, sizeof(ss));
-
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0 &&
-	    ss.ss_family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-
-		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
-		port = ntohs(sin->sin_port);
-	} else if (ss.ss_family == AF_INET6) {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-
-		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
-		port = ntohs(sin6->sin6_port);
-	}
-	snprintf(buf, len, "%s:%u", host, port);
+	a->in_frame = c->dc.frame_start > 0;
+	a->at_rest = c->state == MGR_CONN_HDR && c->in_off == c->in_len &&
+	    mgr_conn_unsent(c) == 0;
+	a->ours = c->held;
 }
 
-static void
-mgr_conn_new(int fd, int is_unix, struct pvfs_peer *limit)
+static int
+mgr_conn_open(struct dconn *dc)
 {
-	struct mgr_conn *c = calloc(1, sizeof(*c));
+	struct mgr_conn *c = (struct mgr_conn *)dc;
 
-	if (c == NULL || (c->in = malloc(CONN_IN_MIN)) == NULL) {
-		log_warn("out of memory for a connection");
-		pvfs_peer_limit_release(limit);
-		free(c);
-		close(fd);
-		return;
-	}
-	c->fd = fd;
-	c->limit = limit;
+	if ((c->in = malloc(CONN_IN_MIN)) == NULL)
+		return -1;
 	c->in_cap = CONN_IN_MIN;
 	c->state = MGR_CONN_HDR;
-	c->last_io = ev_now(mgr.loop);
 	pvfs_buf_init(&c->out);
-	mgr_conn_peer_name(fd, c->peer, sizeof(c->peer));
-	mgr_auth_accept(c, is_unix);
-	ev_io_init(&c->rio, mgr_conn_read_cb, fd, EV_READ);
-	ev_io_init(&c->wio, mgr_conn_write_cb, fd, EV_WRITE);
-	c->rio.data = c->wio.data = c;
-	ev_io_start(mgr.loop, &c->rio);
-	TAILQ_INSERT_TAIL(&conn_all, c, entry);
-	conn_count++;
-	log_debug("%s: connected (%u connections)", c->peer, conn_count);
-}
-
-/* A peer over its limit (peer-limit.c) is closed at once: refusing
- * costs a few system calls, so a flood of them cannot hold up the
- * accepts of others behind it in the backlog. */
-static void
-mgr_conn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct pvfs_peer *limit;
-	int i, fd;
-
-	for (i = 0; i < CONN_ACCEPT_BATCH; i++) {
-		if ((fd = pvfs_net_accept(w->fd)) != -1) {
-			conn_starved = 0;
-			if (pvfs_peer_limit_take(fd, &limit) != 0)
-				close(fd);
-			else
-				mgr_conn_new(fd, w == &conn_uaccept_io, limit);
-			continue;
-		}
-		if (errno == EINTR || errno == ECONNABORTED)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return;
-		if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS &&
-		    errno != ENOMEM) {
-			log_warn("accept: %s", strerror(errno));
-			return;
-		}
-		/* Level-triggered accept would spin: pause it.  Said once
-		 * until an accept succeeds, not ten times a second for as
-		 * long as descriptors stay short. */
-		if (!conn_starved)
-			log_warn("accept: %s; pausing %.1fs", strerror(errno),
-			    PVFS_ACCEPT_BACKOFF);
-		conn_starved = 1;
-		ev_io_stop(loop, &conn_accept_io);
-		ev_io_stop(loop, &conn_uaccept_io);
-		ev_timer_set(&conn_backoff, PVFS_ACCEPT_BACKOFF, 0.);
-		ev_timer_start(loop, &conn_backoff);
-		return;
-	}
+	mgr_auth_accept(c);
+	dconn_watch_read(dc, 1);
+	return 0;
 }
 
 static void
-mgr_conn_backoff_cb(struct ev_loop *loop, ev_timer *w, int revents)
+mgr_conn_release(struct dconn *dc)
 {
-	ev_io_start(loop, &conn_accept_io);
-	if (conn_ufd != -1)
-		ev_io_start(loop, &conn_uaccept_io);
+	struct mgr_conn *c = (struct mgr_conn *)dc;
+
+	if (c->held)
+		TAILQ_REMOVE(&conn_held, c, held_entry);
+	if (c->ready)
+		TAILQ_REMOVE(&conn_ready, c, ready_entry);
+	free(c->in);
+	pvfs_buf_free(&c->out);
 }
+
+static const struct dconn_ops mgr_conn_ops = {
+	sizeof(struct mgr_conn), mgr_conn_open, mgr_conn_readable,
+	mgr_conn_writable, mgr_conn_activity, mgr_conn_release,
+};
 
 /* The second listener, for clients on this host (mgr-auth.c). */
 void
 mgr_conn_listen_unix(int ufd)
 {
-	conn_ufd = ufd;
-	ev_io_init(&conn_uaccept_io, mgr_conn_accept_cb, ufd, EV_READ);
-	ev_io_start(mgr.loop, &conn_uaccept_io);
-}
-
-/* Close what pvfs_conn_expired says has stalled or idled too long.  A
- * connection waiting for our journal is ours to finish, not the peer's
- * stall, unless its frame is a slowloris. */
-static void
-mgr_conn_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct mgr_conn *c, *next;
-	ev_tstamp now = ev_now(loop);
-	const char *why;
-
-	for (c = TAILQ_FIRST(&conn_all); c != NULL; c = next) {
-		next = TAILQ_NEXT(c, entry);
-		why = pvfs_conn_expired(now, c->held ? now : c->last_io,
-		    c->frame_start > 0, c->frame_start,
-		    c->state == MGR_CONN_HDR && c->in_off == c->in_len &&
-		    mgr_conn_unsent(c) == 0, mgr.idle_timeout);
-		if (why != NULL)
-			mgr_conn_close(c, strcmp(why, PVFS_CONN_IDLE) != 0, why);
-	}
+	dconn_server_listen(&conn_srv, ufd);
 }
 
 void
 mgr_conn_listen(int lfd)
 {
-	conn_lfd = lfd;
-	ev_io_init(&conn_accept_io, mgr_conn_accept_cb, lfd, EV_READ);
-	ev_io_start(mgr.loop, &conn_accept_io);
-	ev_timer_init(&conn_backoff, mgr_conn_backoff_cb, PVFS_ACCEPT_BACKOFF, 0.);
+	dconn_server_init(&conn_srv, mgr.loop, &mgr_conn_ops, mgr.idle_timeout);
+	dconn_server_listen(&conn_srv, lfd);
 	ev_idle_init(&conn_idle, mgr_conn_idle_cb);
 	/* Above the sockets' priority, so that a busy loop still runs it. */
 	ev_set_priority(&conn_idle, EV_MAXPRI);
-	/* Four sweeps per timeout: a connection lives at most 1.25 times it. */
-	if (mgr.idle_timeout > 0) {
-		ev_timer_init(&conn_idle_sweep, mgr_conn_sweep_cb,
-		    mgr.idle_timeout / 4, mgr.idle_timeout / 4);
-		ev_timer_start(mgr.loop, &conn_idle_sweep);
-	}
 }
 
 void
 mgr_conn_close_all(void)
 {
-	struct mgr_conn *c;
-
-	ev_io_stop(mgr.loop, &conn_accept_io);
-	ev_io_stop(mgr.loop, &conn_uaccept_io);
-	ev_timer_stop(mgr.loop, &conn_backoff);
 	ev_idle_stop(mgr.loop, &conn_idle);
-	ev_timer_stop(mgr.loop, &conn_idle_sweep);
-	while ((c = TAILQ_FIRST(&conn_all)) != NULL)
-		mgr_conn_close(c, 0, "shutting down");
-	if (conn_lfd != -1)
-		close(conn_lfd);
-	conn_lfd = -1;
-	if (conn_ufd != -1)
-		close(conn_ufd);
-	conn_ufd = -1;
+	dconn_server_stop(&conn_srv, "shutting down");
 }

@@ -62,7 +62,8 @@ static double iods_interval = IODS_INTERVAL;
 
 static void mgr_iods_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 
-static const char *iods_state_name(uint32_t state)
+static const char *
+iods_state_name(uint32_t state)
 {
 	static const char *names[] = { "pending", "ok", "unreachable",
 	    "key differs", "label mismatch", "protocol error" };
@@ -71,7 +72,8 @@ static const char *iods_state_name(uint32_t state)
 }
 
 /* Resolve once, before the loop runs: getaddrinfo may block. */
-static void iods_resolve(struct mgr_iod *d, const struct pvfs_iod_addr *a)
+static void
+iods_resolve(struct mgr_iod *d, const struct pvfs_iod_addr *a)
 {
 	struct addrinfo hints, *res;
 	char port[8];
@@ -93,7 +95,8 @@ static void iods_resolve(struct mgr_iod *d, const struct pvfs_iod_addr *a)
 	freeaddrinfo(res);
 }
 
-static void iods_close(struct mgr_iod *d)
+static void
+iods_close(struct mgr_iod *d)
 {
 	if (d->fd != -1) {
 		ev_io_stop(iods_loop, &d->io);
@@ -105,7 +108,8 @@ static void iods_close(struct mgr_iod *d)
 	d->step = MGR_IOD_IDLE;
 }
 
-static void iods_schedule(struct mgr_iod *d, double after)
+static void
+iods_schedule(struct mgr_iod *d, double after)
 {
 	ev_timer_stop(iods_loop, &d->timer);
 	ev_timer_set(&d->timer, after, 0.);
@@ -113,7 +117,8 @@ static void iods_schedule(struct mgr_iod *d, double after)
 }
 
 /* A status change is logged once; the same failure again stays quiet. */
-static void iods_set_state(struct mgr_iod *d, uint32_t state, const char *why)
+static void
+iods_set_state(struct mgr_iod *d, uint32_t state, const char *why)
 {
 	int changed = d->st.state != state || strcmp(d->st.why, why) != 0;
 
@@ -130,7 +135,8 @@ static void iods_set_state(struct mgr_iod *d, uint32_t state, const char *why)
 		    d->st.port, iods_state_name(state), why);
 }
 
-static void iods_fail(struct mgr_iod *d, uint32_t state, const char *why)
+static void
+iods_fail(struct mgr_iod *d, uint32_t state, const char *why)
 {
 	iods_close(d);
 	iods_set_state(d, state, why);
@@ -139,7 +145,8 @@ static void iods_fail(struct mgr_iod *d, uint32_t state, const char *why)
 	    d->backoff * 2;
 }
 
-static void iods_fail_errno(struct mgr_iod *d, const char *what, int err)
+static void
+iods_fail_errno(struct mgr_iod *d, const char *what, int err)
 {
 	char why[128];
 
@@ -147,14 +154,16 @@ static void iods_fail_errno(struct mgr_iod *d, const char *what, int err)
 	iods_fail(d, PVFS_IODST_UNREACHABLE, why);
 }
 
-static void iods_watch(struct mgr_iod *d, int events)
+static void
+iods_watch(struct mgr_iod *d, int events)
 {
 	ev_io_stop(iods_loop, &d->io);
 	ev_io_set(&d->io, d->fd, events);
 	ev_io_start(iods_loop, &d->io);
 }
 
-static void iods_connect(struct mgr_iod *d)
+static void
+iods_connect(struct mgr_iod *d)
 {
 	if (d->salen == 0)
 		return; /* logged at start; nothing will change */
@@ -176,7 +185,8 @@ static void iods_connect(struct mgr_iod *d)
 	iods_schedule(d, IODS_TIMEOUT);
 }
 
-static void iods_hello_build(struct mgr_iod *d)
+static void
+iods_hello_build(struct mgr_iod *d)
 {
 	struct pvfs_iod_hello_req *r = &d->req;
 
@@ -194,7 +204,8 @@ static void iods_hello_build(struct mgr_iod *d)
 }
 
 /* The connect finished: its outcome, then the HELLO. */
-static void iods_connected(struct mgr_iod *d)
+static void
+iods_connected(struct mgr_iod *d)
 {
 	int err = 0;
 	socklen_t len = sizeof(err);
@@ -213,7 +224,8 @@ static void iods_connected(struct mgr_iod *d)
 	}
 }
 
-static void iods_send(struct mgr_iod *d)
+static void
+iods_send(struct mgr_iod *d)
 {
 	ssize_t n = send(d->fd, d->out.data + d->out.off,
 	    d->out.len - d->out.off, MSG_NOSIGNAL);
@@ -229,7 +241,8 @@ static void iods_send(struct mgr_iod *d)
 }
 
 /* The label and key verdicts of a decoded reply. */
-static void iods_judge(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
+static void
+iods_judge(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
 {
 	uint8_t mac[PVFS_MAC_LEN];
 	char why[160];
@@ -260,7 +273,8 @@ static void iods_judge(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
 
 /* Skew = iod clock - mgr clock, the mgr's taken halfway through the
  * round trip. */
-static void iods_clock(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
+static void
+iods_clock(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
 {
 	int64_t rtt_ms = pvfs_mono_ms() - d->sent_ms;
 	int64_t mid_ns = d->req.mgr_ns + rtt_ms * 500000;
@@ -281,7 +295,8 @@ static void iods_clock(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
 	d->skew_warned = big;
 }
 
-static void iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
+static void
+iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 {
 	struct pvfs_iod_hello_rep rep;
 	char why[96];
@@ -312,7 +327,8 @@ static void iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 }
 
 /* Read the header, then the body; a whole reply ends the exchange. */
-static void iods_recv(struct mgr_iod *d)
+static void
+iods_recv(struct mgr_iod *d)
 {
 	struct pvfs_hdr h;
 	size_t want = PVFS_HDR_LEN;
@@ -344,7 +360,8 @@ static void iods_recv(struct mgr_iod *d)
 	}
 }
 
-static void mgr_iods_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+static void
+mgr_iods_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct mgr_iod *d = w->data;
 
@@ -358,7 +375,8 @@ static void mgr_iods_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 		iods_recv(d);
 }
 
-static void mgr_iods_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void
+mgr_iods_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct mgr_iod *d = w->data;
 
@@ -368,7 +386,8 @@ static void mgr_iods_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		iods_fail(d, PVFS_IODST_UNREACHABLE, "no answer within 5 s");
 }
 
-static double iods_interval_env(void)
+static double
+iods_interval_env(void)
 {
 	const char *s = getenv("PVFS_HELLO_INTERVAL");
 	char *end;
@@ -382,7 +401,8 @@ static double iods_interval_env(void)
 	return v;
 }
 
-void mgr_iods_start(struct ev_loop *loop)
+void
+mgr_iods_start(struct ev_loop *loop)
 {
 	uint32_t i;
 
@@ -408,7 +428,8 @@ void mgr_iods_start(struct ev_loop *loop)
 	}
 }
 
-void mgr_iods_stop(void)
+void
+mgr_iods_stop(void)
 {
 	uint32_t i;
 
@@ -423,7 +444,8 @@ void mgr_iods_stop(void)
 	iods_wire = NULL;
 }
 
-int mgr_iods_status(void *req, void *rp)
+int
+mgr_iods_status(struct mgr_conn *c, void *req, void *rp)
 {
 	struct pvfs_mgr_iodstatus_rep *rep = rp;
 	ev_tstamp now = ev_now(iods_loop);

@@ -37,7 +37,8 @@
 	"is valid into a new one with 'pvfs-mgr --salvage NEWDIR -d %s', or " \
 	"restore a backup (doc/administration.md)"
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
+static void
+__attribute__((noreturn, format(printf, 2, 3)))
 load_fail(const struct mgr_load *l, const char *fmt, ...)
 {
 	char msg[1024];
@@ -51,7 +52,8 @@ load_fail(const struct mgr_load *l, const char *fmt, ...)
 }
 
 /* In salvage mode damage is reported and the load goes on. */
-static void __attribute__((format(printf, 2, 3)))
+static void
+__attribute__((format(printf, 2, 3)))
 load_damage(struct mgr_load *l, const char *fmt, ...)
 {
 	char msg[1024];

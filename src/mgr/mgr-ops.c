@@ -8,6 +8,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,7 +20,7 @@
 
 static union {
 	struct pvfs_none none;
-	struct pvfs_mgr_cred_req cred;
+	struct pvfs_mgr_cred_req cred_only;
 	struct pvfs_mgr_open_req open;
 	struct pvfs_mgr_path_req path;
 	struct pvfs_mgr_getattr_req getattr;
@@ -149,7 +151,7 @@ mgr_op_touch(const struct pvfs_cred *cr, const struct mgr_inode *in)
 /* ---- PING, FSINFO, STATFS ---- */
 
 static int
-mgr_op_ping(void *rq, void *rp)
+mgr_op_ping(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_ping_rep *rep = rp;
 
@@ -160,7 +162,7 @@ mgr_op_ping(void *rq, void *rp)
 }
 
 static int
-mgr_op_fsinfo(void *rq, void *rp)
+mgr_op_fsinfo(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_fsinfo_rep *rep = rp;
 
@@ -172,7 +174,7 @@ mgr_op_fsinfo(void *rq, void *rp)
 }
 
 static int
-mgr_op_statfs(void *rq, void *rp)
+mgr_op_statfs(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_statfs_rep *rep = rp;
 
@@ -252,7 +254,7 @@ mgr_op_open_existing(const struct pvfs_mgr_open_req *q, struct mgr_inode *in,
 }
 
 static int
-mgr_op_open(void *rq, void *rp)
+mgr_op_open(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_open_req *q = rq;
 	struct mgr_path p;
@@ -271,7 +273,7 @@ mgr_op_open(void *rq, void *rp)
 /* ---- STAT, GETATTR, ACCESS ---- */
 
 static int
-mgr_op_stat(void *rq, void *rp)
+mgr_op_stat(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_path_req *q = rq;
 	struct mgr_path p;
@@ -286,7 +288,7 @@ mgr_op_stat(void *rq, void *rp)
  * and the rights asked for are checked against the mode as an open would
  * check them. */
 static int
-mgr_op_getattr(void *rq, void *rp)
+mgr_op_getattr(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_getattr_req *q = rq;
 	struct mgr_inode *in = mgr_ns_get(q->ino);
@@ -313,7 +315,7 @@ mgr_op_getattr(void *rq, void *rp)
 }
 
 static int
-mgr_op_access(void *rq, void *rp)
+mgr_op_access(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_mode_req *q = rq;
 	struct mgr_path p;
@@ -410,7 +412,7 @@ mgr_op_setattr_times(const struct pvfs_mgr_setattr_req *q,
 }
 
 static int
-mgr_op_setattr(void *rq, void *rp)
+mgr_op_setattr(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_setattr_req *q = rq;
 	struct mgr_inode *in;
@@ -437,7 +439,7 @@ mgr_op_setattr(void *rq, void *rp)
 }
 
 static int
-mgr_op_truncate(void *rq, void *rp)
+mgr_op_truncate(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_truncate_req *q = rq;
 	struct mgr_path p;
@@ -458,7 +460,7 @@ mgr_op_truncate(void *rq, void *rp)
 /* ---- UNLINK, MKDIR, RMDIR ---- */
 
 static int
-mgr_op_unlink(void *rq, void *rp)
+mgr_op_unlink(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_path_req *q = rq;
 	struct pvfs_mgr_attrcap_rep *rep = rp;
@@ -483,7 +485,7 @@ mgr_op_unlink(void *rq, void *rp)
 }
 
 static int
-mgr_op_mkdir(void *rq, void *rp)
+mgr_op_mkdir(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_mode_req *q = rq;
 	struct mgr_path p;
@@ -509,7 +511,7 @@ mgr_op_mkdir(void *rq, void *rp)
 }
 
 static int
-mgr_op_rmdir(void *rq, void *rp)
+mgr_op_rmdir(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_path_req *q = rq;
 	struct mgr_path p;
@@ -580,7 +582,7 @@ mgr_op_rename_perm(const struct pvfs_cred *cr, const struct mgr_path *s,
 }
 
 static int
-mgr_op_rename(void *rq, void *rp)
+mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_rename_req *q = rq;
 	struct pvfs_mgr_attrcap_rep *rep = rp;
@@ -617,7 +619,7 @@ mgr_op_rename(void *rq, void *rp)
 
 /* "." and ".." are not sent: the client makes them up. */
 static int
-mgr_op_readdir(void *rq, void *rp)
+mgr_op_readdir(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_readdir_req *q = rq;
 	struct pvfs_mgr_readdir_rep *rep = rp;
@@ -648,38 +650,33 @@ mgr_op_readdir(void *rq, void *rp)
 
 /* ---- dispatch ---- */
 
-typedef int (*op_fn)(void *req, void *rep);
-
-/* The connection of the request in hand, for AUTH, which changes it. */
-static struct mgr_conn *op_conn;
-
-static int
-mgr_op_auth(void *rq, void *rp)
-{
-	return mgr_auth_op(op_conn, rq, rp);
-}
+/* Where a request's claimed identity is, if it has one. */
+#define OP_NOCRED SIZE_MAX
+#define OP(op, fn, type) \
+	[op - PVFS_MGR_PING] = { fn, offsetof(type, cred) }
+#define OP_ANON(op, fn) [op - PVFS_MGR_PING] = { fn, OP_NOCRED }
 
 static const struct {
-	op_fn fn;
-	int cred; /* the request starts with a struct pvfs_cred */
+	mgr_op_fn fn;
+	size_t cred_off; /* of the request's struct pvfs_cred, or OP_NOCRED */
 } op_table[PVFS_MGR_OP_END - PVFS_MGR_PING] = {
-	[PVFS_MGR_PING - PVFS_MGR_PING] = { mgr_op_ping, 0 },
-	[PVFS_MGR_FSINFO - PVFS_MGR_PING] = { mgr_op_fsinfo, 1 },
-	[PVFS_MGR_OPEN - PVFS_MGR_PING] = { mgr_op_open, 1 },
-	[PVFS_MGR_STAT - PVFS_MGR_PING] = { mgr_op_stat, 1 },
-	[PVFS_MGR_GETATTR - PVFS_MGR_PING] = { mgr_op_getattr, 1 },
-	[PVFS_MGR_SETATTR - PVFS_MGR_PING] = { mgr_op_setattr, 1 },
-	[PVFS_MGR_TRUNCATE - PVFS_MGR_PING] = { mgr_op_truncate, 1 },
-	[PVFS_MGR_UNLINK - PVFS_MGR_PING] = { mgr_op_unlink, 1 },
-	[PVFS_MGR_MKDIR - PVFS_MGR_PING] = { mgr_op_mkdir, 1 },
-	[PVFS_MGR_RMDIR - PVFS_MGR_PING] = { mgr_op_rmdir, 1 },
-	[PVFS_MGR_RENAME - PVFS_MGR_PING] = { mgr_op_rename, 1 },
-	[PVFS_MGR_READDIR - PVFS_MGR_PING] = { mgr_op_readdir, 1 },
-	[PVFS_MGR_ACCESS - PVFS_MGR_PING] = { mgr_op_access, 1 },
-	[PVFS_MGR_STATFS - PVFS_MGR_PING] = { mgr_op_statfs, 1 },
-	[PVFS_MGR_INOLIST - PVFS_MGR_PING] = { mgr_admin_inolist, 1 },
-	[PVFS_MGR_AUTH - PVFS_MGR_PING] = { mgr_op_auth, 0 },
-	[PVFS_MGR_IODSTATUS - PVFS_MGR_PING] = { mgr_iods_status, 1 },
+	OP_ANON(PVFS_MGR_PING, mgr_op_ping),
+	OP(PVFS_MGR_FSINFO, mgr_op_fsinfo, struct pvfs_mgr_cred_req),
+	OP(PVFS_MGR_OPEN, mgr_op_open, struct pvfs_mgr_open_req),
+	OP(PVFS_MGR_STAT, mgr_op_stat, struct pvfs_mgr_path_req),
+	OP(PVFS_MGR_GETATTR, mgr_op_getattr, struct pvfs_mgr_getattr_req),
+	OP(PVFS_MGR_SETATTR, mgr_op_setattr, struct pvfs_mgr_setattr_req),
+	OP(PVFS_MGR_TRUNCATE, mgr_op_truncate, struct pvfs_mgr_truncate_req),
+	OP(PVFS_MGR_UNLINK, mgr_op_unlink, struct pvfs_mgr_path_req),
+	OP(PVFS_MGR_MKDIR, mgr_op_mkdir, struct pvfs_mgr_mode_req),
+	OP(PVFS_MGR_RMDIR, mgr_op_rmdir, struct pvfs_mgr_path_req),
+	OP(PVFS_MGR_RENAME, mgr_op_rename, struct pvfs_mgr_rename_req),
+	OP(PVFS_MGR_READDIR, mgr_op_readdir, struct pvfs_mgr_readdir_req),
+	OP(PVFS_MGR_ACCESS, mgr_op_access, struct pvfs_mgr_mode_req),
+	OP(PVFS_MGR_STATFS, mgr_op_statfs, struct pvfs_mgr_cred_req),
+	OP(PVFS_MGR_INOLIST, mgr_admin_inolist, struct pvfs_mgr_inolist_req),
+	OP_ANON(PVFS_MGR_AUTH, mgr_auth_op),
+	OP(PVFS_MGR_IODSTATUS, mgr_iods_status, struct pvfs_mgr_cred_req),
 };
 
 void
@@ -702,31 +699,34 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
     const uint8_t *body)
 {
 	uint16_t op = h->op;
+	struct pvfs_cred *cr;
+	size_t off;
 	int status;
 
 	if (op < PVFS_MGR_PING || op >= PVFS_MGR_OP_END) {
-		log_debug("%s: unknown opcode 0x%x", c->peer, op);
+		log_debug("%s: unknown opcode 0x%x", c->dc.name, op);
 		mgr_conn_reply(c, op, h->reqid, EOPNOTSUPP, NULL);
 		return 0;
 	}
 	memset(&op_req, 0, pvfs_msg_size(op, 0));
 	if (pvfs_msg_decode(op, 0, body, h->body_len, &op_req) != 0) {
-		log_info("%s: malformed %s request", c->peer, pvfs_op_name(op));
+		log_info("%s: malformed %s request", c->dc.name, pvfs_op_name(op));
 		mgr_conn_reply(c, op, h->reqid, EPROTO, NULL);
 		return -1;
 	}
 	memset(&op_rep, 0, sizeof(op_rep));
 	status = 0;
 	/* The claimed identity becomes the one the connection may use. */
-	if (op_table[op - PVFS_MGR_PING].cred &&
-	    (status = mgr_auth_cred(c, &op_req.cred.cred)) == 0)
-		mgr_perm_squash(&op_req.cred.cred);
-	op_conn = c;
+	off = op_table[op - PVFS_MGR_PING].cred_off;
+	if (off != OP_NOCRED) {
+		cr = (struct pvfs_cred *)((uint8_t *)&op_req + off);
+		if ((status = mgr_auth_cred(c, cr)) == 0)
+			mgr_perm_squash(cr);
+	}
 	if (status == 0)
-		status = op_table[op - PVFS_MGR_PING].fn(&op_req, &op_rep);
-	op_conn = NULL;
+		status = op_table[op - PVFS_MGR_PING].fn(c, &op_req, &op_rep);
 	mgr_conn_reply(c, op, h->reqid, status, &op_rep);
 	pvfs_msg_free(op, 0, &op_req);
-	log_debug("%s: %s -> %d", c->peer, pvfs_op_name(op), status);
+	log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);
 	return 0;
 }

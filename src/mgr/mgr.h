@@ -10,6 +10,7 @@
 #include <ev.h>
 
 #include "common.h"
+#include "dconn.h"
 
 /* ---- mgr-server.c: the daemon's settings (mgr.c: options, start-up,
  * the loop) ---- */
@@ -43,15 +44,11 @@ enum mgr_conn_state {
 	MGR_CONN_DRAIN, /* error or EOF: send what is queued, then close */
 };
 
+/* A connection: the layer's part (dconn.h) first. */
 struct mgr_conn {
-	int fd;
+	struct dconn dc;
 	enum mgr_conn_state state;
-	ev_io rio, wio;
-	char peer[64];
-	ev_tstamp last_io;    /* loop time of the last readiness */
-	ev_tstamp frame_start; /* first byte of an incomplete frame, or 0 */
 	int auth;             /* MGR_AUTH_*: how ident was established */
-	struct pvfs_peer *limit; /* the peer's count (peer-limit.c), or NULL */
 	struct pvfs_cred ident; /* who the peer is, when auth != MGR_AUTH_NONE */
 	struct pvfs_hdr hdr;  /* the frame being read (state BODY) */
 	uint8_t *in;          /* received bytes: in[in_off .. in_len) unparsed */
@@ -60,11 +57,9 @@ struct mgr_conn {
 	size_t out_ok;        /* replies below this offset are durable */
 	int held;             /* on the list of connections waiting for a commit */
 	int ready;            /* on the list of connections with input to parse */
-	uint64_t nreq;
 	int eof;              /* the peer sent everything it will send */
 	int why_error;        /* DRAIN: log the close as an error */
 	const char *why;      /* DRAIN: why the connection will close */
-	TAILQ_ENTRY(mgr_conn) entry;       /* all connections */
 	TAILQ_ENTRY(mgr_conn) held_entry;  /* waiting for the journal */
 	TAILQ_ENTRY(mgr_conn) ready_entry; /* to be driven from the idle watcher */
 };
@@ -80,6 +75,9 @@ void mgr_conn_release_all(void);
 void mgr_conn_close_all(void);
 
 /* ---- mgr-ops.c: one handler per opcode ---- */
+/* Every handler: the connection, the decoded request body and the reply
+ * to fill; 0 or a positive errno (the reply's status). */
+typedef int (*mgr_op_fn)(struct mgr_conn *c, void *req, void *rep);
 /* Handle one request frame; -1 if the body did not decode (the caller
  * closes the connection after the error reply). */
 int mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
@@ -96,7 +94,7 @@ int mgr_auth_policy_parse(const char *s, int *policy);
 void mgr_auth_init(void);
 void mgr_auth_free(void);
 /* A new connection: a Unix one is identified by the kernel at once. */
-void mgr_auth_accept(struct mgr_conn *c, int is_unix);
+void mgr_auth_accept(struct mgr_conn *c);
 /* Make the claimed cred of a request the one it may use on c: 0, EPERM
  * (an authenticated non-root peer claims another uid or gid) or EACCES
  * (--anonymous refuse). */
@@ -113,10 +111,10 @@ void mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
 void mgr_iods_start(struct ev_loop *loop);
 void mgr_iods_stop(void);
 /* MGR_IODSTATUS: the per-iod view the HELLOs built. */
-int mgr_iods_status(void *req, void *rep);
+int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
 /* ---- mgr-admin.c: what pvfs-fsck asks ---- */
-int mgr_admin_inolist(void *req, void *rep);
+int mgr_admin_inolist(struct mgr_conn *c, void *req, void *rep);
 
 /* ---- mgr-ns.c: the in-memory name space ---- */
 struct mgr_inode;

@@ -330,18 +330,20 @@ io_check_hdr(struct io_stream *st)
 	return 0;
 }
 
-/* A whole reply is in: an error status fails the stream (an early reply
- * must be one); a read goes on with its data stream. */
+/* A whole reply is in: an error status fails the stream; a read goes on
+ * with its data stream. */
 static int
 io_reply(struct io_engine *e, struct io_stream *st)
 {
-	if (st->early && st->rh.status == 0) {
+	if (st->rh.status != 0) {
+		errno = st->rh.status;
+		return -1;
+	}
+	if (st->early || pvfs_msg_decode(st->op, 1, st->in + PVFS_HDR_LEN,
+	    st->rh.body_len, &st->rep) != 0) {
 		errno = EPROTO;
 		return -1;
 	}
-	if (conn_reply(&st->rh, st->op, st->reqid, st->in + PVFS_HDR_LEN,
-	    &st->rep) != 0)
-		return -1;
 	st->state = IO_DONE;
 	if (io_is_write(st->op) && st->rep.write.written != st->share) {
 		errno = EIO;

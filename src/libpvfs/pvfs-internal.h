@@ -131,7 +131,7 @@ mode_t client_umask(void);
 /* A stable st_dev for files of fs. */
 dev_t client_fs_dev(const struct client_fs *fs, uint64_t fsid);
 
-/* ---- io.c: the parallel I/O engine ---- */
+/* ---- io.c: the operations on file data (their streams: io-engine.c) ---- */
 /* What the iods need to serve one file.  A refreshed capability is written
  * back into cap (and refreshed set) so the caller can keep it. */
 struct io_file {

@@ -180,16 +180,16 @@ uint64_t pvfs_siphash(const uint8_t key[PVFS_SIPHASH_KEY_LEN], const void *data,
 /* crc32c.c */
 uint32_t pvfs_crc32c(uint32_t crc, const void *p, size_t n);
 
-/* log.c: log_warn/log_info/log_debug/fatal; stderr, a file, or syslog. */
+/* log.c: pvfs_log_warn/pvfs_log_info/pvfs_log_debug/pvfs_fatal; stderr, a file, or syslog. */
 enum pvfs_log_level { PVFS_LOG_ERR, PVFS_LOG_WARN, PVFS_LOG_INFO, PVFS_LOG_DEBUG };
 /* path NULL: stderr; "syslog": syslog; else append to the file. */
 int pvfs_log_open(const char *prog, const char *path, enum pvfs_log_level lvl);
 int pvfs_log_level_parse(const char *s, enum pvfs_log_level *lvl);
-void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void fatal(const char *fmt, ...)
+void pvfs_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pvfs_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pvfs_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pvfs_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pvfs_fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 extern enum pvfs_log_level pvfs_log_lvl;
 /* At most one line per PVFS_RATELIMIT_MS for one kind of event. */

@@ -50,12 +50,12 @@ dconn_close(struct dconn *c, int err, const char *why)
 	unsigned long long n = (unsigned long long)c->nreq;
 
 	if (err > 0)
-		log_info("%s: closed: %s: %s (%llu requests)", c->name, why,
+		pvfs_log_info("%s: closed: %s: %s (%llu requests)", c->name, why,
 		    strerror(err), n);
 	else if (err == DCONN_FAULT)
-		log_info("%s: closed: %s (%llu requests)", c->name, why, n);
+		pvfs_log_info("%s: closed: %s (%llu requests)", c->name, why, n);
 	else
-		log_debug("%s: closed: %s (%llu requests)", c->name, why, n);
+		pvfs_log_debug("%s: closed: %s (%llu requests)", c->name, why, n);
 	ev_io_stop(s->loop, &c->rio);
 	ev_io_stop(s->loop, &c->wio);
 	s->ops->release(c);
@@ -73,7 +73,7 @@ dconn_new(struct dconn_server *s, int fd, const struct pvfs_peer_id *id,
 	struct dconn *c;
 
 	if ((c = calloc(1, s->ops->size)) == NULL) {
-		log_warn("accept: out of memory");
+		pvfs_log_warn("accept: out of memory");
 		pvfs_peer_limit_release(limit);
 		close(fd);
 		return;
@@ -93,7 +93,7 @@ dconn_new(struct dconn_server *s, int fd, const struct pvfs_peer_id *id,
 		dconn_close(c, DCONN_FAULT, "out of memory");
 		return;
 	}
-	log_debug("%s: connected (%u connections)", c->name, s->count);
+	pvfs_log_debug("%s: connected (%u connections)", c->name, s->count);
 }
 
 /* Out of descriptors: stop accepting for a while rather than spin on a
@@ -105,7 +105,7 @@ dconn_accept_pause(struct dconn_server *s)
 	int i;
 
 	if (!s->starved)
-		log_warn("accept: %s; pausing %.1fs", strerror(errno),
+		pvfs_log_warn("accept: %s; pausing %.1fs", strerror(errno),
 		    PVFS_ACCEPT_BACKOFF);
 	s->starved = 1;
 	for (i = 0; i < s->nlis; i++)
@@ -151,7 +151,7 @@ dconn_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		    errno == ENOMEM)
 			dconn_accept_pause(s);
 		else if (errno != EAGAIN && errno != EWOULDBLOCK)
-			log_warn("accept: %s", strerror(errno));
+			pvfs_log_warn("accept: %s", strerror(errno));
 		return;
 	}
 }
@@ -216,7 +216,7 @@ dconn_server_listen(struct dconn_server *s, int fd)
 	struct dconn_listener *l;
 
 	if (s->nlis == DCONN_LISTENERS)
-		fatal("bug: more than %d listeners", DCONN_LISTENERS);
+		pvfs_fatal("bug: more than %d listeners", DCONN_LISTENERS);
 	l = &s->lis[s->nlis++];
 	l->fd = fd;
 	ev_io_init(&l->io, dconn_accept_cb, fd, EV_READ);

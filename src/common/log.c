@@ -77,7 +77,7 @@ log_vwrite(enum pvfs_log_level lvl, const char *fmt, va_list ap)
 }
 
 void
-log_error(const char *fmt, ...)
+pvfs_log_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -87,7 +87,7 @@ log_error(const char *fmt, ...)
 }
 
 void
-log_warn(const char *fmt, ...)
+pvfs_log_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,7 +115,7 @@ pvfs_ratelimit(struct pvfs_ratelimit *r, int64_t now_ms,
 }
 
 void
-log_info(const char *fmt, ...)
+pvfs_log_info(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -127,7 +127,7 @@ log_info(const char *fmt, ...)
 }
 
 void
-log_debug(const char *fmt, ...)
+pvfs_log_debug(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -139,7 +139,7 @@ log_debug(const char *fmt, ...)
 }
 
 void
-fatal(const char *fmt, ...)
+pvfs_fatal(const char *fmt, ...)
 {
 	va_list ap;
 

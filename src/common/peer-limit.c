@@ -83,16 +83,16 @@ pvfs_peer_limit_init(unsigned max, long nofile)
 	pl.max = max == PVFS_PEER_LIMIT_AUTO ? pvfs_peer_limit_default(nofile) :
 	    max;
 	if (pl.max == 0)
-		log_info("connections per peer: no limit");
+		pvfs_log_info("connections per peer: no limit");
 	else
-		log_info("connections per peer (uid or address): at most %u, "
+		pvfs_log_info("connections per peer (uid or address): at most %u, "
 		    "of %ld descriptors", pl.max, nofile);
 	pl.self = geteuid();
 	if (getrandom(pl.key, sizeof(pl.key), 0) != (ssize_t)sizeof(pl.key))
-		fatal("getrandom: %s", strerror(errno));
+		pvfs_fatal("getrandom: %s", strerror(errno));
 	pl.mask = PEER_HASH_MIN - 1;
 	if ((pl.tab = calloc(PEER_HASH_MIN, sizeof(*pl.tab))) == NULL)
-		fatal("out of memory");
+		pvfs_fatal("out of memory");
 }
 
 int
@@ -269,10 +269,10 @@ peer_refuse(struct pvfs_peer *p, int64_t now)
 		return;
 	peer_name(&p->key, name, sizeof(name));
 	if (p->logged_ms == 0)
-		log_warn("%s: refusing connections over the limit of %u per "
+		pvfs_log_warn("%s: refusing connections over the limit of %u per "
 		    "peer", name, pl.max);
 	else
-		log_warn("%s: refusing connections over the limit of %u per "
+		pvfs_log_warn("%s: refusing connections over the limit of %u per "
 		    "peer (%llu refused since the last report)", name, pl.max,
 		    (unsigned long long)p->refused);
 	p->logged_ms = now;

@@ -63,7 +63,7 @@ iod_admin_purge(struct iod_conn *c, union iod_req *req,
 	if ((err = iod_admin_cap(&r->cap)) == 0)
 		err = r->ino == 0 ? EINVAL : -iod_store_remove(r->ino, r->gen);
 	if (err == 0)
-		log_info("%s: purged the stripe file of inode %llu gen %016llx",
+		pvfs_log_info("%s: purged the stripe file of inode %llu gen %016llx",
 		    c->dc.name, (unsigned long long)r->ino,
 		    (unsigned long long)r->gen);
 	return err;

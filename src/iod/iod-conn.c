@@ -216,7 +216,7 @@ iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 	if (want == 0) {
 		/* The walk ended before the share did: cannot happen with
 		 * stream_len checked against pvfs_stripe_share. */
-		log_warn("%s: write walk ended early", c->dc.name);
+		pvfs_log_warn("%s: write walk ended early", c->dc.name);
 		x->err = EIO;
 		x->discard = 1;
 		return IOD_STEP_NEXT;

@@ -218,14 +218,14 @@ label_clock(const struct pvfs_iod_hello_req *r)
 
 	if (iod.clock_synced &&
 	    mgr_now < own + iod.clock_offset_ns - LABEL_CLOCK_BACK_NS) {
-		log_warn("HELLO with a mgr clock %" PRId64 " s behind the one "
+		pvfs_log_warn("HELLO with a mgr clock %" PRId64 " s behind the one "
 		    "adopted: ignored (a replay, or the mgr's clock was set "
 		    "back)", (own + iod.clock_offset_ns - mgr_now) / 1000000000);
 		return;
 	}
 	if (!iod.clock_synced || llabs((mgr_now - own) -
 	    iod.clock_offset_ns) > 1000000000LL)
-		log_info("mgr clock: %+.3f s from this host's", (double)(mgr_now -
+		pvfs_log_info("mgr clock: %+.3f s from this host's", (double)(mgr_now -
 		    own) / 1e9);
 	iod.clock_offset_ns = mgr_now - own;
 	iod.clock_synced = 1;
@@ -240,12 +240,12 @@ label_verdict(const struct pvfs_iod_hello_req *r, uint32_t *flags)
 	if (ok)
 		*flags |= PVFS_HELLO_LABEL_OK;
 	if (!ok && !iod.refused)
-		log_error("the mgr expects iod %" PRIu32 " of file system %016"
+		pvfs_log_error("the mgr expects iod %" PRIu32 " of file system %016"
 		    PRIx64 ", this directory is iod %" PRIu32 " of %016" PRIx64
 		    ": serving no data until it matches", r->index, r->fsid,
 		    l->index, l->fsid);
 	else if (ok && iod.refused)
-		log_info("the mgr's table matches the label again: serving");
+		pvfs_log_info("the mgr's table matches the label again: serving");
 	iod.refused = !ok;
 }
 
@@ -264,7 +264,7 @@ iod_label_hello(struct iod_conn *c, union iod_req *req,
 		label_clock(r);
 		label_verdict(r, &h->flags);
 	} else if (!iod.hello_key_warned) {
-		log_error("%s: HELLO with a mac this iod's key does not verify: "
+		pvfs_log_error("%s: HELLO with a mac this iod's key does not verify: "
 		    "the mgr's key differs from %s", c->dc.name, iod.keyfile);
 		iod.hello_key_warned = 1;
 	}

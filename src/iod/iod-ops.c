@@ -38,7 +38,7 @@ iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
 	if (why == PVFS_CAP_EXPIRED)
 		snprintf(late, sizeof(late), ", %lld s ago by this clock",
 		    (long long)(now - cap->expiry));
-	log_warn("capability refused: %s: file system %016llx inode %llu "
+	pvfs_log_warn("capability refused: %s: file system %016llx inode %llu "
 	    "rights %#x%s%s", pvfs_cap_why(why), (unsigned long long)cap->fsid,
 	    (unsigned long long)cap->ino, cap->rights, late, more);
 }
@@ -402,7 +402,7 @@ iod_op_dispatch(struct iod_conn *c)
 		iod_conn_fail(c, EPROTO, "malformed request body");
 		return;
 	}
-	log_debug("%s: %s reqid %u", c->dc.name, pvfs_op_name(op), c->hdr.reqid);
+	pvfs_log_debug("%s: %s reqid %u", c->dc.name, pvfs_op_name(op), c->hdr.reqid);
 	memset(&rep, 0, sizeof rep);
 	rc = iod_op_table[op - PVFS_IOD_PING](c, &req, &rep);
 	if (rc != IOD_OP_STREAM)

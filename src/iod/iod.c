@@ -122,7 +122,7 @@ iod_test_clock(void)
 		return;
 	v = strtoll(s, &end, 10);
 	if (*end != '\0' || v < -1000000000LL || v > 1000000000LL)
-		fatal("bad PVFS_TEST_CLOCK_OFFSET: %s", s);
+		pvfs_fatal("bad PVFS_TEST_CLOCK_OFFSET: %s", s);
 	iod.test_offset_ns = v * 1000000000LL;
 }
 
@@ -219,12 +219,12 @@ iod_listen(void)
 
 	if (pvfs_net_parse_addr(iod.listen, host, sizeof host, &port,
 	    PVFS_DEFAULT_IOD_PORT) != 0)
-		fatal("bad listen address: %s", iod.listen);
+		pvfs_fatal("bad listen address: %s", iod.listen);
 	if ((iod.lfd = pvfs_net_listen(host, port, &bound)) == -1)
-		fatal("listen on %s:%u: %s", host, port, strerror(errno));
+		pvfs_fatal("listen on %s:%u: %s", host, port, strerror(errno));
 	iod.ufd = -1;
 	if (iod.sock != NULL && (iod.ufd = pvfs_unix_listen(iod.sock)) == -1)
-		fatal("listen on %s: %s", iod.sock, strerror(errno));
+		pvfs_fatal("listen on %s: %s", iod.sock, strerror(errno));
 	return bound;
 }
 
@@ -236,16 +236,16 @@ iod_prepare(void)
 
 	if (pvfs_log_open("pvfs-iod", iod.foreground ? iod.logfile : NULL,
 	    iod.level) != 0)
-		fatal("%s: %s", iod.logfile, strerror(errno));
+		pvfs_fatal("%s: %s", iod.logfile, strerror(errno));
 	if (pvfs_key_load(iod.keyfile, iod.key, &iod.keylen, &cause) != 0)
-		fatal("no secret, refusing to start: %s",
+		pvfs_fatal("no secret, refusing to start: %s",
 		    cause ? cause : iod.keyfile);
 	if (iod_label_open(iod.datadir, &cause) != 0)
-		fatal("refusing to start: %s", cause ? cause : iod.datadir);
+		pvfs_fatal("refusing to start: %s", cause ? cause : iod.datadir);
 	if (iod_store_init(iod.datadir, &cause) != 0)
-		fatal("data directory: %s", cause ? cause : iod.datadir);
+		pvfs_fatal("data directory: %s", cause ? cause : iod.datadir);
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
-		fatal("out of memory");
+		pvfs_fatal("out of memory");
 	signal(SIGPIPE, SIG_IGN);
 	return iod_listen();
 }
@@ -259,9 +259,9 @@ iod_daemonize(void)
 		return;
 	if (iod.logfile != NULL &&
 	    pvfs_log_open("pvfs-iod", iod.logfile, iod.level) != 0)
-		fatal("%s: %s", iod.logfile, strerror(errno));
+		pvfs_fatal("%s: %s", iod.logfile, strerror(errno));
 	if (pvfs_daemonize() != 0)
-		fatal("daemonize: %s", strerror(errno));
+		pvfs_fatal("daemonize: %s", strerror(errno));
 	if (iod.logfile == NULL)
 		pvfs_log_open("pvfs-iod", "syslog", iod.level);
 }
@@ -269,7 +269,7 @@ iod_daemonize(void)
 static void
 iod_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
-	log_info("signal %d, exiting", w->signum);
+	pvfs_log_info("signal %d, exiting", w->signum);
 	ev_break(loop, EVBREAK_ALL);
 }
 
@@ -277,7 +277,7 @@ static void
 iod_loop_init(void)
 {
 	if ((iod.loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
-		fatal("cannot initialise libev");
+		pvfs_fatal("cannot initialise libev");
 	/* Here, after the fork, so that the limits reach the log file. */
 	pvfs_peer_limit_init(iod.max_conns, pvfs_raise_nofile());
 	iod_conn_start();
@@ -296,14 +296,14 @@ iod_publish(uint16_t port)
 	if (iod.pidfile != NULL) {
 		snprintf(text, sizeof text, "%ld", (long)getpid());
 		if (pvfs_write_file_atomic(iod.pidfile, text) != 0)
-			fatal("%s: %s", iod.pidfile, strerror(errno));
+			pvfs_fatal("%s: %s", iod.pidfile, strerror(errno));
 	}
 	if (iod.portfile != NULL) {
 		snprintf(text, sizeof text, "%u", port);
 		if (pvfs_write_file_atomic(iod.portfile, text) != 0)
-			fatal("%s: %s", iod.portfile, strerror(errno));
+			pvfs_fatal("%s: %s", iod.portfile, strerror(errno));
 	}
-	log_info("serving %s on port %u: iod %" PRIu32 " of file system %016"
+	pvfs_log_info("serving %s on port %u: iod %" PRIu32 " of file system %016"
 	    PRIx64 " (uuid %s)", iod.datadir, port, iod.label.index,
 	    iod.label.fsid, iod.label.uuid);
 }
@@ -357,6 +357,6 @@ main(int argc, char **argv)
 	iod_publish(port);
 	ev_run(iod.loop, 0);
 	iod_shutdown();
-	log_info("stopped");
+	pvfs_log_info("stopped");
 	return 0;
 }

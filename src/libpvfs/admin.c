@@ -33,12 +33,12 @@ admin_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Exactly len bytes; a peer that closes first is EIO (conn_recv_all says
+/* Exactly len bytes; a peer that closes first is EIO (pvfs_conn_recv_all says
  * EPIPE, which recv itself never gives). */
 static int
 admin_recv(int fd, uint8_t *p, size_t len, int64_t deadline)
 {
-	if (conn_recv_all(fd, p, len, deadline) == 0)
+	if (pvfs_conn_recv_all(fd, p, len, deadline) == 0)
 		return 0;
 	if (errno == EPIPE)
 		errno = EIO;
@@ -48,7 +48,7 @@ admin_recv(int fd, uint8_t *p, size_t len, int64_t deadline)
 /* Read and check the reply to (op, reqid).  0, 1 for a clean error reply
  * (errno set), -1 for a broken exchange.  The header is checked before the
  * body is read, so that a stray or oversized reply is not waited for;
- * conn_reply then judges status and body as conn_rpc does. */
+ * pvfs_conn_reply then judges status and body as pvfs_conn_rpc does. */
 static int
 admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep, int64_t deadline)
 {
@@ -66,7 +66,7 @@ admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep, int64_t deadline)
 	if (h.body_len > sizeof(inl) && (body = malloc(h.body_len)) == NULL)
 		return -1;
 	if (admin_recv(fd, body, h.body_len, deadline) == 0)
-		rc = conn_reply(&h, op, reqid, body, rep);
+		rc = pvfs_conn_reply(&h, op, reqid, body, rep);
 	saved = errno;
 	if (body != inl)
 		free(body);
@@ -81,39 +81,39 @@ admin_rpc(struct client_fs *fs, struct conn_pool *p, uint16_t op,
 {
 	struct pvfs_conn *c = NULL;
 	struct pvfs_buf out;
-	uint32_t reqid = conn_next_reqid();
+	uint32_t reqid = pvfs_conn_next_reqid();
 	int64_t t0, deadline;
 	int rc = -1, saved;
 
 	pvfs_buf_init(&out);
 	if (pvfs_frame_encode(&out, op, reqid, 0, 0, req) != 0)
 		errno = ENOMEM;
-	else if (conn_acquire(p, fs->timeout_ms, &c) == 0) {
+	else if (pvfs_conn_acquire(p, fs->timeout_ms, &c) == 0) {
 		t0 = admin_now_us();
 		deadline = pvfs_mono_ms() + fs->timeout_ms;
-		if (conn_send_all(c->fd, out.data, out.len, deadline) == 0)
+		if (pvfs_conn_send_all(c->fd, out.data, out.len, deadline) == 0)
 			rc = admin_reply(c->fd, op, reqid, rep, deadline);
 		if (rtt_us != NULL)
 			*rtt_us = admin_now_us() - t0;
 	}
 	saved = errno;
 	if (c != NULL && rc >= 0)
-		conn_release(p, c);
+		pvfs_conn_release(p, c);
 	else
-		conn_close(c);
+		pvfs_conn_close(c);
 	pvfs_buf_free(&out);
 	errno = saved;
 	return rc == 0 ? 0 : -1;
 }
 
 int
-admin_fs(const char *path, struct client_fs **fs)
+pvfs_admin_fs(const char *path, struct client_fs **fs)
 {
 	char inner[PVFS_PATH_MAX + 1];
 
-	if (client_resolve(path, fs, inner) != 0)
+	if (pvfs_client_resolve(path, fs, inner) != 0)
 		return -1;
-	return client_fs_info(*fs);
+	return pvfs_client_fs_info(*fs);
 }
 
 static int
@@ -123,10 +123,10 @@ admin_stat(const char *path, struct client_fs **fs,
 	struct pvfs_mgr_path_req req;
 
 	memset(&req, 0, sizeof(req));
-	if (client_resolve(path, fs, req.path) != 0)
+	if (pvfs_client_resolve(path, fs, req.path) != 0)
 		return -1;
-	client_cred(&req.cred);
-	return conn_rpc(*fs, PVFS_MGR_STAT, &req, rep);
+	pvfs_client_cred(&req.cred);
+	return pvfs_conn_rpc(*fs, PVFS_MGR_STAT, &req, rep);
 }
 
 static int
@@ -137,7 +137,7 @@ admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	struct pvfs_iod_size_req req;
 	uint32_t rel;
 
-	if (client_fs_info(fs) != 0)
+	if (pvfs_client_fs_info(fs) != 0)
 		return -1;
 	if (!S_ISREG(r->attr.mode) || d->pcount == 0 || d->pcount > fs->niods) {
 		errno = EINVAL;
@@ -168,7 +168,7 @@ admin_mgr_ping(struct client_fs *fs, struct pvfs_mgr_ping_rep *rep,
 static int
 admin_iod_check(struct client_fs *fs, uint32_t i)
 {
-	if (client_fs_info(fs) != 0)
+	if (pvfs_client_fs_info(fs) != 0)
 		return -1;
 	if (i >= fs->niods) {
 		errno = EINVAL;
@@ -200,16 +200,16 @@ admin_iod_statfs(struct client_fs *fs, uint32_t i,
 }
 
 int
-admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
+pvfs_admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
     struct pvfs_mgr_inolist_rep *rep)
 {
 	struct pvfs_mgr_inolist_req req;
 
 	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
+	pvfs_client_cred(&req.cred);
 	req.first = first;
 	req.count = count;
-	return conn_rpc(fs, PVFS_MGR_INOLIST, &req, rep);
+	return pvfs_conn_rpc(fs, PVFS_MGR_INOLIST, &req, rep);
 }
 
 static int
@@ -218,8 +218,8 @@ admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
 	struct pvfs_mgr_cred_req req;
 
 	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
-	return conn_rpc(fs, PVFS_MGR_IODSTATUS, &req, rep);
+	pvfs_client_cred(&req.cred);
+	return pvfs_conn_rpc(fs, PVFS_MGR_IODSTATUS, &req, rep);
 }
 
 static int
@@ -280,7 +280,7 @@ pvfs_admin_open(const char *path)
 	struct pvfs_admin *a;
 	struct client_fs *fs;
 
-	if (client_resolve(path, &fs, inner) != 0)
+	if (pvfs_client_resolve(path, &fs, inner) != 0)
 		return NULL;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
@@ -319,7 +319,7 @@ pvfs_admin_iod_addr(struct pvfs_admin *a, uint32_t i, char *addr, size_t len)
 int
 pvfs_admin_niods(struct pvfs_admin *a, uint32_t *n)
 {
-	if (client_fs_info(a->fs) != 0)
+	if (pvfs_client_fs_info(a->fs) != 0)
 		return -1;
 	*n = a->fs->niods;
 	return 0;
@@ -412,7 +412,7 @@ pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
 	struct pvfs_mgr_inolist_rep rep;
 	uint32_t i;
 
-	if (admin_inolist(a->fs, first, count, &rep) != 0)
+	if (pvfs_admin_inolist(a->fs, first, count, &rep) != 0)
 		return -1;
 	a->cap = rep.cap;
 	a->have_cap = 1;
@@ -439,7 +439,7 @@ admin_cap_refresh(struct pvfs_admin *a)
 {
 	struct pvfs_mgr_inolist_rep rep;
 
-	if (admin_inolist(a->fs, 0, 0, &rep) != 0)
+	if (pvfs_admin_inolist(a->fs, 0, 0, &rep) != 0)
 		return -1;
 	a->cap = rep.cap;
 	a->have_cap = 1;

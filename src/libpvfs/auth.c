@@ -40,7 +40,7 @@ auth_fnv(uint64_t h, uint32_t v)
 /* FNV-1a over euid, egid and every group: a process with more groups
  * than the wire carries must still see a change among them. */
 uint64_t
-auth_who(void)
+pvfs_auth_who(void)
 {
 	gid_t small[PVFS_MAX_GROUPS], *groups = small;
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -124,7 +124,7 @@ auth_munge_cred(const char *sock)
 #endif
 
 int
-auth_handshake(const struct conn_pool *p, int fd, int timeout_ms)
+pvfs_auth_handshake(const struct conn_pool *p, int fd, int timeout_ms)
 {
 	struct pvfs_mgr_auth_req *req;
 	struct pvfs_mgr_auth_rep rep;
@@ -141,7 +141,7 @@ auth_handshake(const struct conn_pool *p, int fd, int timeout_ms)
 	req->method = PVFS_AUTH_MUNGE;
 	strcpy(req->cred, cred);
 	free(cred);
-	rc = conn_call_fd(fd, PVFS_MGR_AUTH, req, &rep, timeout_ms);
+	rc = pvfs_conn_call_fd(fd, PVFS_MGR_AUTH, req, &rep, timeout_ms);
 	saved = errno;
 	free(req);
 	/* EOPNOTSUPP: this mgr does not take MUNGE; refused either way. */

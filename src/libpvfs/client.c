@@ -58,26 +58,26 @@ static void
 client_atfork_prepare(void)
 {
 	pthread_mutex_lock(&client_lock);
-	file_atfork_prepare();
+	pvfs_fdtab_atfork_prepare();
 	pvfs_file_atfork_prepare();
-	conn_atfork_prepare();
+	pvfs_conn_atfork_prepare();
 }
 
 static void
 client_atfork_parent(void)
 {
-	conn_atfork_parent();
+	pvfs_conn_atfork_parent();
 	pvfs_file_atfork_parent();
-	file_atfork_parent();
+	pvfs_fdtab_atfork_parent();
 	pthread_mutex_unlock(&client_lock);
 }
 
 static void
 client_atfork_child(void)
 {
-	conn_atfork_child();
+	pvfs_conn_atfork_child();
 	pvfs_file_atfork_child();
-	file_atfork_child();
+	pvfs_fdtab_atfork_child();
 	pthread_mutex_unlock(&client_lock);
 }
 
@@ -124,7 +124,7 @@ client_build(const struct pvfs_tab_entry *tab, int n)
 		fs->tab = tab[i];
 		fs->prefix_len = strlen(tab[i].prefix);
 		fs->timeout_ms = client_timeout(&tab[i]);
-		conn_pool_init(&fs->mgr, tab[i].host, tab[i].port);
+		pvfs_conn_pool_init(&fs->mgr, tab[i].host, tab[i].port);
 		client_mgr_auth(fs);
 	}
 	client_nfs = n;
@@ -183,7 +183,7 @@ client_load(void)
 }
 
 int
-client_tab_status(const char **path, const char **cause)
+pvfs_client_tab_status(const char **path, const char **cause)
 {
 	*path = pvfs_tab_path();
 	if (client_load() == 0)
@@ -195,7 +195,7 @@ client_tab_status(const char **path, const char **cause)
 int
 pvfs_tab_status(const char **path, const char **cause)
 {
-	return client_tab_status(path, cause);
+	return pvfs_client_tab_status(path, cause);
 }
 
 /* Read now, not cached: the preload shim asks before anything else and
@@ -254,7 +254,7 @@ pvfs_path_is_root(const char *path)
 	char inner[PVFS_PATH_MAX + 1];
 	struct client_fs *fs;
 
-	return client_resolve(path, &fs, inner) == 0 && strcmp(inner, "/") == 0;
+	return pvfs_client_resolve(path, &fs, inner) == 0 && strcmp(inner, "/") == 0;
 }
 
 long
@@ -370,7 +370,7 @@ client_match(const char *norm)
 static int
 client_lookup(const char *path, char *norm, int *dir, struct client_fs **fs)
 {
-	client_detail_clear();
+	pvfs_client_detail_clear();
 	if (path == NULL || path[0] == '\0') {
 		errno = path == NULL ? EFAULT : ENOENT;
 		return -1;
@@ -416,7 +416,7 @@ client_url_fs(const char *host, uint16_t port)
 		    port);
 		fs->prefix_len = strlen(fs->tab.prefix);
 		fs->timeout_ms = client_timeout(&fs->tab);
-		conn_pool_init(&fs->mgr, host, port);
+		pvfs_conn_pool_init(&fs->mgr, host, port);
 		client_mgr_auth(fs);
 		u->next = client_url_list;
 		client_url_list = u;
@@ -454,7 +454,7 @@ client_lookup_url(const char *s, char *norm, int *dir, struct client_fs **fs)
 }
 
 int
-client_resolve(const char *path, struct client_fs **fsp, char *inner)
+pvfs_client_resolve(const char *path, struct client_fs **fsp, char *inner)
 {
 	char norm[CLIENT_NORM_MAX];
 	struct client_fs *fs;
@@ -488,7 +488,7 @@ pvfs_is_pvfs_path(const char *path)
 	struct client_fs *fs;
 	int saved = errno, rc;
 
-	rc = client_resolve(path, &fs, inner) == 0;
+	rc = pvfs_client_resolve(path, &fs, inner) == 0;
 	errno = saved;
 	return rc;
 }
@@ -506,7 +506,7 @@ client_install_info(struct client_fs *fs, struct pvfs_mgr_fsinfo_rep *rep)
 	if ((pools = calloc(rep->niods, sizeof(*pools))) == NULL)
 		return -1;
 	for (i = 0; i < rep->niods; i++) {
-		conn_pool_init(&pools[i], rep->iods[i].host, rep->iods[i].port);
+		pvfs_conn_pool_init(&pools[i], rep->iods[i].host, rep->iods[i].port);
 		/* Another host's iod may use the same path for its socket. */
 		if (rep->iods[i].sock[0] != '\0' &&
 		    pvfs_addr_is_local(rep->iods[i].host))
@@ -530,7 +530,7 @@ client_install_info(struct client_fs *fs, struct pvfs_mgr_fsinfo_rep *rep)
 /* Fetched without holding a lock across the network; if two threads race,
  * the first one to install wins and the other's copy is dropped. */
 int
-client_fs_info(struct client_fs *fs)
+pvfs_client_fs_info(struct client_fs *fs)
 {
 	struct pvfs_mgr_cred_req req;
 	struct pvfs_mgr_fsinfo_rep rep;
@@ -539,8 +539,8 @@ client_fs_info(struct client_fs *fs)
 	if (__atomic_load_n(&fs->have_info, __ATOMIC_ACQUIRE))
 		return 0;
 	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
-	if (conn_rpc(fs, PVFS_MGR_FSINFO, &req, &rep) != 0)
+	pvfs_client_cred(&req.cred);
+	if (pvfs_conn_rpc(fs, PVFS_MGR_FSINFO, &req, &rep) != 0)
 		return -1;
 	rc = client_install_info(fs, &rep);
 	pvfs_msg_free(PVFS_MGR_FSINFO, 1, &rep);
@@ -550,7 +550,7 @@ client_fs_info(struct client_fs *fs)
 /* Supplementary groups beyond PVFS_MAX_GROUPS are not sent (the wire
  * holds that many); the common case fits the stack array. */
 int
-client_fs_reload_mgr(struct client_fs *fs)
+pvfs_client_fs_reload_mgr(struct client_fs *fs)
 {
 	struct pvfs_tab_entry *tab = NULL;
 	char *text, *cause = NULL;
@@ -565,7 +565,7 @@ client_fs_reload_mgr(struct client_fs *fs)
 	free(cause);
 	for (i = 0; i < n && !changed; i++)
 		if (strcmp(tab[i].prefix, fs->tab.prefix) == 0)
-			changed = conn_pool_set_addr(&fs->mgr, tab[i].host, tab[i].port);
+			changed = pvfs_conn_pool_set_addr(&fs->mgr, tab[i].host, tab[i].port);
 	free(tab);
 out:
 	errno = ECONNREFUSED;
@@ -573,7 +573,7 @@ out:
 }
 
 int
-client_fs_reload_iods(struct client_fs *fs)
+pvfs_client_fs_reload_iods(struct client_fs *fs)
 {
 	struct pvfs_mgr_cred_req req;
 	struct pvfs_mgr_fsinfo_rep rep;
@@ -581,11 +581,11 @@ client_fs_reload_iods(struct client_fs *fs)
 	int changed = 0;
 
 	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
-	if (conn_rpc(fs, PVFS_MGR_FSINFO, &req, &rep) != 0)
+	pvfs_client_cred(&req.cred);
+	if (pvfs_conn_rpc(fs, PVFS_MGR_FSINFO, &req, &rep) != 0)
 		goto out;
 	for (i = 0; rep.niods == fs->niods && i < rep.niods; i++)
-		changed |= conn_pool_set_addr(&fs->iods[i], rep.iods[i].host,
+		changed |= pvfs_conn_pool_set_addr(&fs->iods[i], rep.iods[i].host,
 		    rep.iods[i].port);
 	pvfs_msg_free(PVFS_MGR_FSINFO, 1, &rep);
 out:
@@ -594,7 +594,7 @@ out:
 }
 
 void
-client_cred(struct pvfs_cred *cr)
+pvfs_client_cred(struct pvfs_cred *cr)
 {
 	gid_t small[64], *groups = small;
 	int i, n;
@@ -617,14 +617,14 @@ client_cred(struct pvfs_cred *cr)
 }
 
 mode_t
-client_umask(void)
+pvfs_client_umask(void)
 {
 	pthread_once(&client_once, client_init_once);
 	return client_mask;
 }
 
 dev_t
-client_fs_dev(const struct client_fs *fs, uint64_t fsid)
+pvfs_client_fs_dev(const struct client_fs *fs, uint64_t fsid)
 {
 	uintptr_t a = (uintptr_t)fs, t = (uintptr_t)client_fs_tab;
 	uint64_t idx = 0xcbf29ce484222325ull, h;
@@ -648,7 +648,7 @@ static __thread char client_detail[PVFS_HOST_MAX + 48];
 static __thread int client_detail_errno;
 
 void
-client_detail_iod(const struct client_fs *fs, uint32_t i, int err)
+pvfs_client_detail_iod(const struct client_fs *fs, uint32_t i, int err)
 {
 	const struct conn_pool *p = &fs->iods[i];
 
@@ -659,14 +659,14 @@ client_detail_iod(const struct client_fs *fs, uint32_t i, int err)
 }
 
 void
-client_detail_clear(void)
+pvfs_client_detail_clear(void)
 {
 	client_detail[0] = '\0';
 	client_detail_errno = 0;
 }
 
 int
-client_detail_err(void)
+pvfs_client_detail_err(void)
 {
 	return client_detail[0] != '\0' ? client_detail_errno : 0;
 }
@@ -674,7 +674,7 @@ client_detail_err(void)
 int
 pvfs_error_detail_errno(void)
 {
-	return client_detail_err();
+	return pvfs_client_detail_err();
 }
 
 const char *

@@ -31,32 +31,32 @@ static struct pvfs_socket_hooks conn_hooks;
 static void conn_pool_own(struct conn_pool *p, pid_t pid);
 
 void
-conn_atfork_prepare(void)
+pvfs_conn_atfork_prepare(void)
 {
 	pthread_mutex_lock(&conn_lock);
 }
 
 void
-conn_atfork_parent(void)
+pvfs_conn_atfork_parent(void)
 {
 	pthread_mutex_unlock(&conn_lock);
 }
 
 /* The child drops the parent's idle sockets lazily (conn_pool_own). */
 void
-conn_atfork_child(void)
+pvfs_conn_atfork_child(void)
 {
 	pthread_mutex_unlock(&conn_lock);
 }
 
 uint32_t
-conn_next_reqid(void)
+pvfs_conn_next_reqid(void)
 {
 	return __atomic_add_fetch(&conn_reqid_ctr, 1, __ATOMIC_RELAXED);
 }
 
 void
-conn_pool_init(struct conn_pool *p, const char *host, uint16_t port)
+pvfs_conn_pool_init(struct conn_pool *p, const char *host, uint16_t port)
 {
 	memset(p, 0, sizeof(*p));
 	snprintf(p->host, sizeof(p->host), "%s", host);
@@ -67,7 +67,7 @@ conn_pool_init(struct conn_pool *p, const char *host, uint16_t port)
 /* A restarted daemon may listen elsewhere: point the pool at the new
  * address and drop the idle sockets to the old one.  1 if it changed. */
 int
-conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port)
+pvfs_conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port)
 {
 	struct pvfs_conn *c, *idle = NULL;
 	int changed;
@@ -87,7 +87,7 @@ conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port)
 	pthread_mutex_unlock(&conn_lock);
 	while ((c = idle) != NULL) {
 		idle = c->next;
-		conn_close(c);
+		pvfs_conn_close(c);
 	}
 	return changed;
 }
@@ -103,7 +103,7 @@ conn_pool_own(struct conn_pool *p, pid_t pid)
 		return;
 	while ((c = p->idle) != NULL) {
 		p->idle = c->next;
-		conn_close(c);
+		pvfs_conn_close(c);
 	}
 	p->nidle = 0;
 	p->pid = pid;
@@ -178,7 +178,7 @@ conn_connect(const struct conn_pool *p, const char *host, uint16_t port,
 		close(fd);
 		return ufd;
 	}
-	if (p->auth != 0 && auth_handshake(p, fd, timeout_ms) != 0) {
+	if (p->auth != 0 && pvfs_auth_handshake(p, fd, timeout_ms) != 0) {
 		saved = errno;
 		close(fd);
 		errno = saved;
@@ -188,12 +188,12 @@ conn_connect(const struct conn_pool *p, const char *host, uint16_t port,
 }
 
 int
-conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
+pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 {
 	char host[PVFS_HOST_MAX + 1];
 	struct pvfs_conn *c;
 	uint16_t port;
-	uint64_t who = p->ident ? auth_who() : 0;
+	uint64_t who = p->ident ? pvfs_auth_who() : 0;
 	int fd;
 
 	while ((c = conn_pop(p, host, &port)) != NULL) {
@@ -204,7 +204,7 @@ conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 			*out = c;
 			return 0;
 		}
-		conn_close(c);
+		pvfs_conn_close(c);
 	}
 	if ((fd = conn_connect(p, host, port, timeout_ms)) == -1)
 		return -1;
@@ -221,7 +221,7 @@ conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 }
 
 void
-conn_release(struct conn_pool *p, struct pvfs_conn *c)
+pvfs_conn_release(struct conn_pool *p, struct pvfs_conn *c)
 {
 	pthread_mutex_lock(&conn_lock);
 	if (p->pid == getpid() && p->nidle < CONN_IDLE_MAX) {
@@ -232,11 +232,11 @@ conn_release(struct conn_pool *p, struct pvfs_conn *c)
 	}
 	pthread_mutex_unlock(&conn_lock);
 	if (c != NULL)
-		conn_close(c);
+		pvfs_conn_close(c);
 }
 
 void
-conn_close(struct pvfs_conn *c)
+pvfs_conn_close(struct pvfs_conn *c)
 {
 	if (c == NULL)
 		return;
@@ -246,7 +246,7 @@ conn_close(struct pvfs_conn *c)
 }
 
 int
-conn_wait(int fd, short events, int64_t deadline_ms)
+pvfs_conn_wait(int fd, short events, int64_t deadline_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = events };
 	int64_t left;
@@ -269,7 +269,7 @@ conn_wait(int fd, short events, int64_t deadline_ms)
 }
 
 int
-conn_send_all(int fd, const uint8_t *p, size_t len, int64_t deadline)
+pvfs_conn_send_all(int fd, const uint8_t *p, size_t len, int64_t deadline)
 {
 	ssize_t n;
 
@@ -281,7 +281,7 @@ conn_send_all(int fd, const uint8_t *p, size_t len, int64_t deadline)
 		} else if (n == -1 && errno == EINTR) {
 			continue;
 		} else if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (conn_wait(fd, POLLOUT, deadline) != 0)
+			if (pvfs_conn_wait(fd, POLLOUT, deadline) != 0)
 				return -1;
 		} else {
 			return -1;
@@ -297,7 +297,7 @@ conn_recv_some(int fd, uint8_t *p, size_t len, int64_t deadline)
 	ssize_t n;
 
 	for (;;) {
-		if (conn_wait(fd, POLLIN, deadline) != 0)
+		if (pvfs_conn_wait(fd, POLLIN, deadline) != 0)
 			return -1;
 		n = recv(fd, p, len, 0);
 		if (n > 0)
@@ -312,7 +312,7 @@ conn_recv_some(int fd, uint8_t *p, size_t len, int64_t deadline)
 }
 
 int
-conn_recv_all(int fd, uint8_t *p, size_t len, int64_t deadline)
+pvfs_conn_recv_all(int fd, uint8_t *p, size_t len, int64_t deadline)
 {
 	ssize_t n;
 
@@ -353,16 +353,16 @@ conn_recv_frame(int fd, struct pvfs_hdr *h, uint8_t *inl, uint8_t **body,
 	}
 	*body = inl + PVFS_HDR_LEN;
 	if (want <= CONN_RECV_INLINE)
-		return conn_recv_all(fd, inl + got, want - got, deadline);
+		return pvfs_conn_recv_all(fd, inl + got, want - got, deadline);
 	if ((*body = malloc(h->body_len)) == NULL)
 		return -1;
 	memcpy(*body, inl + PVFS_HDR_LEN, got - PVFS_HDR_LEN);
-	return conn_recv_all(fd, *body + (got - PVFS_HDR_LEN), want - got,
+	return pvfs_conn_recv_all(fd, *body + (got - PVFS_HDR_LEN), want - got,
 	    deadline);
 }
 
 int
-conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
+pvfs_conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
     const uint8_t *body, void *rep)
 {
 	if (!(h->flags & PVFS_HDR_REPLY) || h->op != op || h->reqid != reqid) {
@@ -390,9 +390,9 @@ conn_exchange(struct pvfs_conn *c, const struct pvfs_buf *out, uint16_t op,
 	struct pvfs_hdr h;
 	int rc = -1;
 
-	if (conn_send_all(c->fd, out->data, out->len, deadline) == 0 &&
+	if (pvfs_conn_send_all(c->fd, out->data, out->len, deadline) == 0 &&
 	    conn_recv_frame(c->fd, &h, inl, &body, deadline, got_any) == 0)
-		rc = conn_reply(&h, op, reqid, body, rep);
+		rc = pvfs_conn_reply(&h, op, reqid, body, rep);
 	if (body != NULL && body != inl + PVFS_HDR_LEN) {
 		int saved = errno;
 
@@ -403,11 +403,11 @@ conn_exchange(struct pvfs_conn *c, const struct pvfs_buf *out, uint16_t op,
 }
 
 int
-conn_call_fd(int fd, uint16_t op, const void *req, void *rep, int timeout_ms)
+pvfs_conn_call_fd(int fd, uint16_t op, const void *req, void *rep, int timeout_ms)
 {
 	struct pvfs_conn c = { .fd = fd };
 	struct pvfs_buf out;
-	uint32_t reqid = conn_next_reqid();
+	uint32_t reqid = pvfs_conn_next_reqid();
 	int rc, got_any = 0, saved;
 
 	pvfs_buf_init(&out);
@@ -433,15 +433,15 @@ conn_rpc_once(struct client_fs *fs, struct pvfs_buf *out, uint16_t op,
 	int got_any = 0, rc;
 
 	*stale = 0;
-	if (conn_acquire(&fs->mgr, fs->timeout_ms, &c) != 0 &&
-	    (errno != ECONNREFUSED || client_fs_reload_mgr(fs) != 1 ||
-	    conn_acquire(&fs->mgr, fs->timeout_ms, &c) != 0))
+	if (pvfs_conn_acquire(&fs->mgr, fs->timeout_ms, &c) != 0 &&
+	    (errno != ECONNREFUSED || pvfs_client_fs_reload_mgr(fs) != 1 ||
+	    pvfs_conn_acquire(&fs->mgr, fs->timeout_ms, &c) != 0))
 		return -1;
 	rc = conn_exchange(c, out, op, reqid, rep, fs->timeout_ms, &got_any);
 	if (rc >= 0) {
 		int saved = errno;
 
-		conn_release(&fs->mgr, c);
+		pvfs_conn_release(&fs->mgr, c);
 		errno = saved;
 		return rc == 0 ? 0 : -1;
 	}
@@ -449,15 +449,15 @@ conn_rpc_once(struct client_fs *fs, struct pvfs_buf *out, uint16_t op,
 	    (errno == EPIPE || errno == ECONNRESET);
 	if (errno == EPIPE || errno == ECONNRESET)
 		errno = EIO;
-	conn_close(c);
+	pvfs_conn_close(c);
 	return -1;
 }
 
 int
-conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep)
+pvfs_conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep)
 {
 	struct pvfs_buf out;
-	uint32_t reqid = conn_next_reqid();
+	uint32_t reqid = pvfs_conn_next_reqid();
 	int rc, stale, saved;
 
 	pvfs_buf_init(&out);

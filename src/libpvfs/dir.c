@@ -34,12 +34,12 @@ pvfs_opendir(const char *path)
 	PVFS_DIR *d;
 
 	memset(&req, 0, sizeof(req));
-	if (client_resolve(path, &fs, req.path) != 0)
+	if (pvfs_client_resolve(path, &fs, req.path) != 0)
 		return NULL;
-	client_cred(&req.cred);
+	pvfs_client_cred(&req.cred);
 	req.flags = PVFS_OF_DIRECTORY | PVFS_OF_RDONLY;
 	req.dist.base = req.dist.pcount = req.dist.ssize = PVFS_DIST_DEFAULT;
-	if (conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
+	if (pvfs_conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
 		return NULL;
 	if (!S_ISDIR(rep.attr.mode)) {
 		errno = ENOTDIR;
@@ -79,11 +79,11 @@ dir_fetch(PVFS_DIR *d)
 	struct pvfs_mgr_readdir_rep rep;
 
 	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
+	pvfs_client_cred(&req.cred);
 	req.ino = d->ino;
 	req.cookie = d->cookie;
 	req.max = PVFS_READDIR_MAX;
-	if (conn_rpc(d->fs, PVFS_MGR_READDIR, &req, &rep) != 0)
+	if (pvfs_conn_rpc(d->fs, PVFS_MGR_READDIR, &req, &rep) != 0)
 		return -1;
 	pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
 	d->batch = rep;

@@ -30,13 +30,13 @@ static struct file_desc **file_tab;
 static int file_tab_size;
 
 void
-file_atfork_prepare(void)
+pvfs_fdtab_atfork_prepare(void)
 {
 	pthread_mutex_lock(&file_lock);
 }
 
 void
-file_atfork_parent(void)
+pvfs_fdtab_atfork_parent(void)
 {
 	pthread_mutex_unlock(&file_lock);
 }
@@ -46,7 +46,7 @@ file_atfork_parent(void)
  * not exist here, so the child would wait on it forever.  file_lock is
  * held, so the table is stable.  pvfs-file.c resets the open files. */
 void
-file_atfork_child(void)
+pvfs_fdtab_atfork_child(void)
 {
 	int fd;
 
@@ -88,7 +88,7 @@ file_lookup(int fd)
 }
 
 struct file_desc *
-file_get(int fd)
+pvfs_fdtab_get(int fd)
 {
 	struct file_desc *d;
 
@@ -102,7 +102,7 @@ file_get(int fd)
 }
 
 void
-file_put(struct file_desc *d)
+pvfs_fdtab_put(struct file_desc *d)
 {
 	int last;
 
@@ -146,7 +146,7 @@ file_open_path(const char *path, int flags, mode_t mode,
 	struct file_desc *d;
 	int fd;
 
-	f = pvfs_file_open(path, flags, mode & ~client_umask(), meta);
+	f = pvfs_file_open(path, flags, mode & ~pvfs_client_umask(), meta);
 	if (f == NULL)
 		return -1;
 	if ((d = calloc(1, sizeof(*d))) == NULL) {
@@ -159,7 +159,7 @@ file_open_path(const char *path, int flags, mode_t mode,
 	pthread_mutex_init(&d->pos_lock, NULL);
 	pthread_mutex_init(&d->view_lock, NULL);
 	if ((fd = file_install(d)) == -1)
-		file_put(d);
+		pvfs_fdtab_put(d);
 	return fd;
 }
 
@@ -205,7 +205,7 @@ pvfs_close(int fd)
 	file_tab[fd] = NULL;
 	close(fd);
 	pthread_mutex_unlock(&file_lock);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return 0;
 }
 
@@ -308,7 +308,7 @@ file_prw(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
 		errno = EINVAL;
 		return -1;
 	}
-	if ((d = file_get(fd)) == NULL)
+	if ((d = pvfs_fdtab_get(fd)) == NULL)
 		return -1;
 	pthread_mutex_lock(&d->view_lock); /* not pos_lock: held across I/O */
 	part = d->part;
@@ -317,7 +317,7 @@ file_prw(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
 	file_clip_read(write, &part, (uint64_t)off, &len);
 	if (pvfs_file_access(d->f, write) == 0)
 		n = file_rw(d, write, iov, iovcnt, &part, (uint64_t)off, len);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return n;
 }
 
@@ -346,11 +346,11 @@ file_seq_rw(int fd, int write, const struct iovec *iov, int iovcnt)
 	ssize_t total = pvfs_file_iov_total(iov, iovcnt), n = -1;
 	uint64_t off, len;
 
-	if (total < 0 || (d = file_get(fd)) == NULL)
+	if (total < 0 || (d = pvfs_fdtab_get(fd)) == NULL)
 		return -1;
 	len = (uint64_t)total;
 	if (pvfs_file_access(d->f, write) != 0) {
-		file_put(d);
+		pvfs_fdtab_put(d);
 		return -1;
 	}
 	pthread_mutex_lock(&d->pos_lock);
@@ -361,7 +361,7 @@ file_seq_rw(int fd, int write, const struct iovec *iov, int iovcnt)
 	if (n > 0)
 		d->pos = off + (uint64_t)n;
 	pthread_mutex_unlock(&d->pos_lock);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return n;
 }
 
@@ -449,7 +449,7 @@ file_seek_base(struct file_desc *d, off_t offset, int whence, int64_t *base)
 off_t
 pvfs_lseek(int fd, off_t offset, int whence)
 {
-	struct file_desc *d = file_get(fd);
+	struct file_desc *d = pvfs_fdtab_get(fd);
 	int64_t base, pos = -1;
 
 	if (d == NULL)
@@ -467,14 +467,14 @@ pvfs_lseek(int fd, off_t offset, int whence)
 		}
 	}
 	pthread_mutex_unlock(&d->pos_lock);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return (off_t)pos;
 }
 
 int
 pvfs_ftruncate(int fd, off_t length)
 {
-	struct file_desc *d = file_get(fd);
+	struct file_desc *d = pvfs_fdtab_get(fd);
 	int rc = -1;
 
 	if (d == NULL)
@@ -483,20 +483,20 @@ pvfs_ftruncate(int fd, off_t length)
 		errno = EINVAL;
 	else
 		rc = pvfs_file_truncate(d->f, (uint64_t)length);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return rc;
 }
 
 static int
 file_sync(int fd, int datasync)
 {
-	struct file_desc *d = file_get(fd);
+	struct file_desc *d = pvfs_fdtab_get(fd);
 	int rc;
 
 	if (d == NULL)
 		return -1;
 	rc = pvfs_file_sync(d->f, datasync);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return rc;
 }
 
@@ -517,7 +517,7 @@ pvfs_fdatasync(int fd)
 int
 pvfs_dup(int fd)
 {
-	struct file_desc *d = file_get(fd);
+	struct file_desc *d = pvfs_fdtab_get(fd);
 	int nfd;
 
 	if (d == NULL)
@@ -529,12 +529,12 @@ pvfs_dup(int fd)
 		nfd = -1;
 	}
 	if (nfd != -1) {
-		file_tab[nfd] = d; /* keeps the reference file_get took */
+		file_tab[nfd] = d; /* keeps the reference pvfs_fdtab_get took */
 		d = NULL;
 	}
 	pthread_mutex_unlock(&file_lock);
 	if (d != NULL)
-		file_put(d);
+		pvfs_fdtab_put(d);
 	return nfd;
 }
 
@@ -562,7 +562,7 @@ pvfs_dup2(int oldfd, int newfd)
 	}
 	pthread_mutex_unlock(&file_lock);
 	if (prev != NULL)
-		file_put(prev);
+		pvfs_fdtab_put(prev);
 	return rc;
 }
 
@@ -613,7 +613,7 @@ file_getpart(struct file_desc *d, struct pvfs_fpart *p)
 int
 pvfs_ioctl(int fd, unsigned long request, ...)
 {
-	struct file_desc *d = file_get(fd);
+	struct file_desc *d = pvfs_fdtab_get(fd);
 	void *arg;
 	va_list ap;
 	int rc = -1;
@@ -622,7 +622,7 @@ pvfs_ioctl(int fd, unsigned long request, ...)
 		return -1;
 	if (request != PVFS_GETMETA && request != PVFS_SETPART &&
 	    request != PVFS_GETPART) {
-		file_put(d);
+		pvfs_fdtab_put(d);
 		errno = ENOTTY;
 		return -1;
 	}
@@ -639,7 +639,7 @@ pvfs_ioctl(int fd, unsigned long request, ...)
 		rc = file_setpart(d, arg);
 	else
 		rc = file_getpart(d, arg);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return rc;
 }
 
@@ -648,17 +648,17 @@ pvfs_ioctl(int fd, unsigned long request, ...)
 int
 pvfs_getiod(int fd, int rel, char *addr, size_t len)
 {
-	struct file_desc *d = file_get(fd);
+	struct file_desc *d = pvfs_fdtab_get(fd);
 	int rc;
 
 	if (d == NULL)
 		return -1;
 	if (rel < 0) {
-		file_put(d);
+		pvfs_fdtab_put(d);
 		errno = EINVAL;
 		return -1;
 	}
 	rc = pvfs_file_iod(d->f, (uint32_t)rel, addr, len);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return rc;
 }

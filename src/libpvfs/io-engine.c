@@ -23,7 +23,7 @@
 #define IO_WIN_MAX (IOV_MAX - 1) /* window entries; slot 0 is the frame */
 
 int
-io_engine_init(struct io_engine *e, struct client_fs *fs,
+pvfs_io_engine_init(struct io_engine *e, struct client_fs *fs,
     const struct iovec *uiov, int uiovcnt, uint32_t max)
 {
 	memset(e, 0, sizeof(*e));
@@ -34,7 +34,7 @@ io_engine_init(struct io_engine *e, struct client_fs *fs,
 	e->pfd = calloc(max, sizeof(*e->pfd));
 	e->pidx = calloc(max, sizeof(*e->pidx));
 	if (e->st == NULL || e->pfd == NULL || e->pidx == NULL) {
-		io_engine_free(e);
+		pvfs_io_engine_free(e);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -44,7 +44,7 @@ io_engine_init(struct io_engine *e, struct client_fs *fs,
 /* A connection goes back to the pool only after a complete exchange, or
  * when nothing was sent on it. */
 void
-io_engine_free(struct io_engine *e)
+pvfs_io_engine_free(struct io_engine *e)
 {
 	struct io_stream *st;
 	int i, saved = errno;
@@ -53,9 +53,9 @@ io_engine_free(struct io_engine *e)
 		st = &e->st[i];
 		if (st->conn != NULL && (st->state == IO_DONE ||
 		    (st->state == IO_SEND && st->out.off == 0)))
-			conn_release(&e->fs->iods[st->iod], st->conn);
+			pvfs_conn_release(&e->fs->iods[st->iod], st->conn);
 		else
-			conn_close(st->conn);
+			pvfs_conn_close(st->conn);
 		pvfs_buf_free(&st->out);
 		if (st->win != st->win_inline)
 			free(st->win);
@@ -100,7 +100,7 @@ io_rep_hint(uint16_t opc)
 }
 
 struct io_stream *
-io_engine_add(struct io_engine *e, uint32_t iod, uint32_t rel, uint16_t opc,
+pvfs_io_engine_add(struct io_engine *e, uint32_t iod, uint32_t rel, uint16_t opc,
     const void *req)
 {
 	struct io_stream *st = &e->st[e->nst];
@@ -108,7 +108,7 @@ io_engine_add(struct io_engine *e, uint32_t iod, uint32_t rel, uint16_t opc,
 	st->iod = iod;
 	st->rel = rel;
 	st->op = opc;
-	st->reqid = conn_next_reqid();
+	st->reqid = pvfs_conn_next_reqid();
 	st->state = IO_SEND;
 	st->win = st->win_inline;
 	st->win_pos = 1;
@@ -141,7 +141,7 @@ io_win_size(uint64_t blocks, uint64_t share, uint32_t ssize, int uiovcnt)
  * mem offsets count in the user's stream even when the iod was sent only
  * the segments it holds bytes of. */
 int
-io_engine_data(struct io_engine *e, struct io_stream *st,
+pvfs_io_engine_data(struct io_engine *e, struct io_stream *st,
     const struct io_segs *sg, const struct pvfs_dist *d, uint64_t share,
     uint64_t blocks)
 {
@@ -414,7 +414,7 @@ io_fail(struct io_stream *st, int err)
 	}
 	st->err = err;
 	st->state = IO_FAILED;
-	conn_close(st->conn);
+	pvfs_conn_close(st->conn);
 	st->conn = NULL;
 }
 
@@ -493,7 +493,7 @@ io_fail_active(struct io_engine *e, int err)
  * each wait with no progress on any stream, so a large transfer is never
  * cut short while a stopped iod is still noticed in time. */
 void
-io_engine_run(struct io_engine *e)
+pvfs_io_engine_run(struct io_engine *e)
 {
 	int64_t deadline, left;
 	int i, n, rc, progress;

@@ -41,7 +41,7 @@ struct io_segs {
 	uint32_t nseg;
 };
 
-/* One request to one iod.  The caller sets conn before io_engine_run and
+/* One request to one iod.  The caller sets conn before pvfs_io_engine_run and
  * reads state, err, stale and rep after it. */
 struct io_stream {
 	uint32_t iod, rel;
@@ -85,22 +85,22 @@ struct io_engine {
 
 /* Room for max streams over the user memory uiov.  0, or -1/ENOMEM with e
  * zeroed. */
-int io_engine_init(struct io_engine *e, struct client_fs *fs,
+int pvfs_io_engine_init(struct io_engine *e, struct client_fs *fs,
     const struct iovec *uiov, int uiovcnt, uint32_t max);
 /* Pool the connections of complete exchanges (and unused ones), close the
  * rest, and leave e zeroed (freeing it again is harmless). */
-void io_engine_free(struct io_engine *e);
+void pvfs_io_engine_free(struct io_engine *e);
 /* A stream sending req (of type opc) to iod, rel in the file; NULL with
  * errno if its frame could not be built (it still counts in e->nst). */
-struct io_stream *io_engine_add(struct io_engine *e, uint32_t iod,
+struct io_stream *pvfs_io_engine_add(struct io_engine *e, uint32_t iod,
     uint32_t rel, uint16_t opc, const void *req);
 /* Give a READ or WRITE stream its data: its share of sg under d (share
  * bytes over blocks blocks), mapped into e's user memory.  0 or -1/ENOMEM. */
-int io_engine_data(struct io_engine *e, struct io_stream *st,
+int pvfs_io_engine_data(struct io_engine *e, struct io_stream *st,
     const struct io_segs *sg, const struct pvfs_dist *d, uint64_t share,
     uint64_t blocks);
 /* Drive every stream until each is IO_DONE or IO_FAILED.  fs->timeout_ms
  * bounds each wait in which no stream made progress. */
-void io_engine_run(struct io_engine *e);
+void pvfs_io_engine_run(struct io_engine *e);
 
 #endif /* PVFS_IO_ENGINE_H */

@@ -74,7 +74,7 @@ io_op_result(struct io_op *op, enum io_retry *retry)
 			key = 1;
 		else if (err == 0) {
 			err = st->err;
-			client_detail_iod(op->fs, st->iod, err);
+			pvfs_client_detail_iod(op->fs, st->iod, err);
 		}
 	}
 	if (err == 0 && key)
@@ -98,12 +98,12 @@ io_op_connect(struct io_op *op)
 
 	for (i = 0; i < op->e.nst; i++) {
 		st = &op->e.st[i];
-		if (conn_acquire(&fs->iods[st->iod], fs->timeout_ms, &st->conn) == 0)
+		if (pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms, &st->conn) == 0)
 			continue;
 		if (errno != ECONNREFUSED || reloaded++ ||
-		    client_fs_reload_iods(fs) != 1 ||
-		    conn_acquire(&fs->iods[st->iod], fs->timeout_ms, &st->conn) != 0) {
-			client_detail_iod(fs, st->iod, errno);
+		    pvfs_client_fs_reload_iods(fs) != 1 ||
+		    pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms, &st->conn) != 0) {
+			pvfs_client_detail_iod(fs, st->iod, errno);
 			return -1;
 		}
 	}
@@ -117,7 +117,7 @@ io_check_file(struct io_file *f)
 {
 	const struct pvfs_dist *d = &f->cap.dist;
 
-	if (client_fs_info(f->fs) != 0)
+	if (pvfs_client_fs_info(f->fs) != 0)
 		return -1;
 	if (d->pcount == 0 || d->pcount > f->fs->niods || d->ssize == 0) {
 		errno = EIO;
@@ -134,10 +134,10 @@ io_refresh(struct io_file *f)
 	struct pvfs_mgr_attrcap_rep rep;
 
 	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
+	pvfs_client_cred(&req.cred);
 	req.ino = f->ino;
 	req.rights = f->want_rights;
-	if (conn_rpc(f->fs, PVFS_MGR_GETATTR, &req, &rep) != 0)
+	if (pvfs_conn_rpc(f->fs, PVFS_MGR_GETATTR, &req, &rep) != 0)
 		return -1;
 	if (rep.cap.gen != f->cap.gen) {
 		/* Another file has the inode number now (after a restore or a
@@ -159,20 +159,20 @@ io_op_try(struct io_op *op, enum io_retry *retry)
 	uint32_t max = op->f != NULL ? op->f->cap.dist.pcount : op->fs->niods;
 
 	*retry = IO_RETRY_NO;
-	if (io_engine_init(&op->e, op->fs, op->iov, op->iovcnt, max) != 0 ||
+	if (pvfs_io_engine_init(&op->e, op->fs, op->iov, op->iovcnt, max) != 0 ||
 	    op->fill(op) != 0)
 		return -1;
-	client_detail_clear();
+	pvfs_client_detail_clear();
 	if (io_op_connect(op) != 0)
 		return -1;
-	io_engine_run(&op->e);
+	pvfs_io_engine_run(&op->e);
 	return io_op_result(op, retry);
 }
 
 /* The operation, tried once more after a dead pooled connection, or after
  * an expired capability once it is refreshed (without a file there is no
  * capability to refresh).  op->e holds the last try's streams: the caller
- * io_engine_free's it either way. */
+ * pvfs_io_engine_free's it either way. */
 static int
 io_op_run(struct io_op *op)
 {
@@ -185,7 +185,7 @@ io_op_run(struct io_op *op)
 			return rc;
 		if (retry == IO_RETRY_KEY && op->f == NULL)
 			return rc;
-		io_engine_free(&op->e);
+		pvfs_io_engine_free(&op->e);
 		if (retry == IO_RETRY_KEY && io_refresh(op->f) != 0)
 			return -1;
 	}
@@ -259,10 +259,10 @@ io_fill_data(struct io_op *op)
 		if (m == 0)
 			continue;
 		opc = io_data_req(op->write, f, rel, sub, m, share, &req);
-		st = io_engine_add(&op->e, pvfs_stripe_abs(d, rel, f->fs->niods),
+		st = pvfs_io_engine_add(&op->e, pvfs_stripe_abs(d, rel, f->fs->niods),
 		    rel, opc, &req);
 		if (st == NULL ||
-		    io_engine_data(&op->e, st, sg, d, share, blocks) != 0)
+		    pvfs_io_engine_data(&op->e, st, sg, d, share, blocks) != 0)
 			rc = -1;
 	}
 	free(sub);
@@ -291,12 +291,12 @@ io_rw(struct io_file *f, int write, const struct io_segs *sg,
 	for (i = 0, *max_end = 0; rc == 0 && !write && i < op.e.nst; i++)
 		if (op.e.st[i].rep.read.logical_end > *max_end)
 			*max_end = op.e.st[i].rep.read.logical_end;
-	io_engine_free(&op.e);
+	pvfs_io_engine_free(&op.e);
 	return rc;
 }
 
 void
-io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len)
+pvfs_io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len)
 {
 	p->offset = off;
 	p->gsize = len;
@@ -305,12 +305,12 @@ io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len)
 }
 
 ssize_t
-io_read_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
+pvfs_io_read_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
     const struct iovec *iov, int iovcnt)
 {
 	struct io_segs sg = { seg, nseg };
 	uint64_t max_end;
-	struct io_size sz;
+	struct pvfs_io_size sz;
 
 	if (io_rw(f, 0, &sg, iov, iovcnt, &max_end) != 0)
 		return -1;
@@ -318,7 +318,7 @@ io_read_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
 		return (ssize_t)pvfs_list_bytes(seg, nseg);
 	/* The iods we read end before the request does: only the whole
 	 * file's size tells a hole from the end of file. */
-	if (io_size(f, &sz) != 0)
+	if (pvfs_io_size(f, &sz) != 0)
 		return -1;
 	if (sz.size < max_end)
 		sz.size = max_end;
@@ -326,7 +326,7 @@ io_read_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
 }
 
 ssize_t
-io_write_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
+pvfs_io_write_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
     const struct iovec *iov, int iovcnt)
 {
 	struct io_segs sg = { seg, nseg };
@@ -338,17 +338,17 @@ io_write_segs(struct io_file *f, const struct pvfs_pattern *seg, uint32_t nseg,
 }
 
 ssize_t
-io_read(struct io_file *f, const struct pvfs_pattern *pat,
+pvfs_io_read(struct io_file *f, const struct pvfs_pattern *pat,
     const struct iovec *iov, int iovcnt)
 {
-	return io_read_segs(f, pat, 1, iov, iovcnt);
+	return pvfs_io_read_segs(f, pat, 1, iov, iovcnt);
 }
 
 ssize_t
-io_write(struct io_file *f, const struct pvfs_pattern *pat,
+pvfs_io_write(struct io_file *f, const struct pvfs_pattern *pat,
     const struct iovec *iov, int iovcnt)
 {
-	return io_write_segs(f, pat, 1, iov, iovcnt);
+	return pvfs_io_write_segs(f, pat, 1, iov, iovcnt);
 }
 
 /* ---- small requests to every iod of a file, or of the file system ---- */
@@ -390,7 +390,7 @@ io_fill_file(struct io_op *op)
 		if (op->one && rel != op->rel)
 			continue;
 		io_build_req(op->opc, op->f, rel, op->arg, &req);
-		if (io_engine_add(&op->e, pvfs_stripe_abs(d, rel, op->fs->niods),
+		if (pvfs_io_engine_add(&op->e, pvfs_stripe_abs(d, rel, op->fs->niods),
 		    rel, op->opc, &req) == NULL)
 			return -1;
 	}
@@ -398,7 +398,7 @@ io_fill_file(struct io_op *op)
 }
 
 /* Send opc to every iod of f at once.  On success op->e holds the
- * replies; the caller io_engine_free's it either way. */
+ * replies; the caller pvfs_io_engine_free's it either way. */
 static int
 io_bcast(struct io_file *f, uint16_t opc, uint64_t arg, struct io_op *op)
 {
@@ -416,12 +416,12 @@ io_bcast_status(struct io_file *f, uint16_t opc, uint64_t arg)
 	struct io_op op;
 	int rc = io_bcast(f, opc, arg, &op);
 
-	io_engine_free(&op.e);
+	pvfs_io_engine_free(&op.e);
 	return rc;
 }
 
 int
-io_size(struct io_file *f, struct io_size *out)
+pvfs_io_size(struct io_file *f, struct pvfs_io_size *out)
 {
 	struct io_op op;
 	int i, rc = io_bcast(f, PVFS_IOD_SIZE, 0, &op);
@@ -436,18 +436,18 @@ io_size(struct io_file *f, struct io_size *out)
 			out->mtime_ns = r->mtime_ns;
 		out->blocks += r->blocks;
 	}
-	io_engine_free(&op.e);
+	pvfs_io_engine_free(&op.e);
 	return rc;
 }
 
 int
-io_truncate(struct io_file *f, uint64_t length)
+pvfs_io_truncate(struct io_file *f, uint64_t length)
 {
 	return io_bcast_status(f, PVFS_IOD_TRUNCATE, length);
 }
 
 int
-io_fsync(struct io_file *f, int datasync)
+pvfs_io_fsync(struct io_file *f, int datasync)
 {
 	return io_bcast_status(f, PVFS_IOD_FSYNC, datasync != 0);
 }
@@ -464,14 +464,14 @@ io_remove_each(struct io_file *f)
 
 	for (op.rel = 0; op.rel < f->cap.dist.pcount; op.rel++) {
 		(void)io_op_try(&op, &retry);
-		io_engine_free(&op.e);
+		pvfs_io_engine_free(&op.e);
 	}
 }
 
 /* A stripe file that is already gone is what we wanted.  A stopped iod
  * (ETIMEDOUT) is not asked again: that would double the wait. */
 int
-io_remove(struct client_fs *fs, const struct pvfs_cap *cap)
+pvfs_io_remove(struct client_fs *fs, const struct pvfs_cap *cap)
 {
 	struct io_file f;
 	int rc, saved;
@@ -502,7 +502,7 @@ io_fill_fs(struct io_op *op)
 
 	memset(&req, 0, sizeof(req));
 	for (i = 0; i < op->fs->niods; i++)
-		if (io_engine_add(&op->e, i, i, PVFS_IOD_STATFS, &req) == NULL)
+		if (pvfs_io_engine_add(&op->e, i, i, PVFS_IOD_STATFS, &req) == NULL)
 			return -1;
 	return 0;
 }
@@ -535,17 +535,17 @@ io_statfs_sum(const struct io_engine *e, struct pvfs_iod_statfs_rep *sum)
 }
 
 int
-io_statfs(struct client_fs *fs, struct pvfs_iod_statfs_rep *sum)
+pvfs_io_statfs(struct client_fs *fs, struct pvfs_iod_statfs_rep *sum)
 {
 	struct io_op op = { .fs = fs, .fill = io_fill_fs };
 	int rc;
 
 	memset(sum, 0, sizeof(*sum));
-	if (client_fs_info(fs) != 0)
+	if (pvfs_client_fs_info(fs) != 0)
 		return -1;
 	rc = io_op_run(&op);
 	if (rc == 0)
 		io_statfs_sum(&op.e, sum);
-	io_engine_free(&op.e);
+	pvfs_io_engine_free(&op.e);
 	return rc;
 }

@@ -176,12 +176,12 @@ listio_do(int fd, int write, struct listio *l, uint64_t limit)
 		errno = EOVERFLOW;
 		return -1;
 	}
-	if ((d = file_get(fd)) == NULL)
+	if ((d = pvfs_fdtab_get(fd)) == NULL)
 		return -1;
 	if (pvfs_file_access(d->f, write) == 0)
 		n = l->total == 0 ? 0 : pvfs_file_segs(d->f, write, l->seg,
 		    l->nseg, l->iov, l->iovcnt);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return n;
 }
 

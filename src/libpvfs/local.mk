@@ -1,7 +1,9 @@
 # src/libpvfs: the client library.  libpvfs-client holds the code; the
 # public libpvfs.la wraps it with the version script, while in-tree programs
 # that need internals (the tools, the preload shim, benchmarks) link the
-# convenience library.
+# convenience library.  Every global name of the library and of
+# libpvfs-common starts with pvfs_, so a static libpvfs.a needs no
+# post-processing to stay out of a program's names (static-link.sh).
 include_HEADERS += include/pvfs.h
 lib_LTLIBRARIES += libpvfs.la
 noinst_LTLIBRARIES += libpvfs-client.la
@@ -19,12 +21,5 @@ libpvfs_la_LIBADD = libpvfs-client.la $(PTHREAD_LIBS)
 libpvfs_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:0 \
 	-Wl,--version-script=$(top_srcdir)/src/libpvfs/libpvfs.map
 EXTRA_libpvfs_la_DEPENDENCIES = src/libpvfs/libpvfs.map
-EXTRA_DIST += src/libpvfs/libpvfs.map src/libpvfs/localize-static.sh
+EXTRA_DIST += src/libpvfs/libpvfs.map
 
-# The static archive gets the same public surface as the shared library.
-all-local: libpvfs-static.stamp
-libpvfs-static.stamp: libpvfs.la $(top_srcdir)/src/libpvfs/localize-static.sh
-	$(AM_V_GEN)if test -f .libs/libpvfs.a; then \
-		AR='$(AR)' LD='$(LD)' $(SHELL) $(top_srcdir)/src/libpvfs/localize-static.sh \
-		.libs/libpvfs.a $(top_srcdir)/src/libpvfs/libpvfs.map; fi && touch $@
-CLEANFILES += libpvfs-static.stamp

@@ -34,19 +34,19 @@ meta_ts(int64_t ns)
  * dates the file; otherwise the mgr's mtime stands, so utimes to an older
  * time sticks and chmod after a write does not hide the write. */
 static int64_t
-meta_mtime(const struct pvfs_attr *a, const struct io_size *sz)
+meta_mtime(const struct pvfs_attr *a, const struct pvfs_io_size *sz)
 {
 	return sz->mtime_ns > a->mtime_set_ns ? sz->mtime_ns : a->mtime_ns;
 }
 
 static void
 meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
-    const struct io_size *sz, struct stat *st)
+    const struct pvfs_io_size *sz, struct stat *st)
 {
 	const struct pvfs_attr *a = &r->attr;
 
 	memset(st, 0, sizeof(*st));
-	st->st_dev = client_fs_dev(fs, r->cap.fsid);
+	st->st_dev = pvfs_client_fs_dev(fs, r->cap.fsid);
 	st->st_ino = (ino_t)a->ino;
 	st->st_mode = (mode_t)a->mode;
 	st->st_nlink = (nlink_t)a->nlink;
@@ -67,11 +67,11 @@ meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 
 /* A regular file's size, mtime and blocks live on its iods. */
 int
-meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st)
 {
 	struct io_file f;
-	struct io_size sz;
+	struct pvfs_io_size sz;
 
 	memset(&sz, 0, sizeof(sz));
 	if (S_ISREG(r->attr.mode)) {
@@ -80,7 +80,7 @@ meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 		f.ino = r->attr.ino;
 		f.cap = r->cap;
 		f.want_rights = PVFS_R_SIZE;
-		if (io_size(&f, &sz) != 0)
+		if (pvfs_io_size(&f, &sz) != 0)
 			return -1;
 	}
 	meta_fill(fs, r, &sz, st);
@@ -92,9 +92,9 @@ static int
 meta_path_req(const char *path, struct client_fs **fs, struct pvfs_cred *cr,
     char *inner)
 {
-	if (client_resolve(path, fs, inner) != 0)
+	if (pvfs_client_resolve(path, fs, inner) != 0)
 		return -1;
-	client_cred(cr);
+	pvfs_client_cred(cr);
 	return 0;
 }
 
@@ -107,9 +107,9 @@ pvfs_stat(const char *path, struct stat *st)
 
 	memset(&req, 0, sizeof(req));
 	if (meta_path_req(path, &fs, &req.cred, req.path) != 0 ||
-	    conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
+	    pvfs_conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
 		return -1;
-	return meta_stat_reply(fs, &rep, st);
+	return pvfs_meta_stat_reply(fs, &rep, st);
 }
 
 /* There are no symbolic links in PVFS. */
@@ -122,13 +122,13 @@ pvfs_lstat(const char *path, struct stat *st)
 int
 pvfs_fstat(int fd, struct stat *st)
 {
-	struct file_desc *d = file_get(fd);
+	struct file_desc *d = pvfs_fdtab_get(fd);
 	int rc;
 
 	if (d == NULL)
 		return -1;
 	rc = pvfs_file_stat(d->f, st);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return rc;
 }
 
@@ -150,7 +150,7 @@ pvfs_access(const char *path, int mode)
 	/* access(2) checks the real ids, not the effective ones */
 	req.cred.uid = (uint32_t)getuid();
 	req.cred.gid = (uint32_t)getgid();
-	return conn_rpc(fs, PVFS_MGR_ACCESS, &req, &rep);
+	return pvfs_conn_rpc(fs, PVFS_MGR_ACCESS, &req, &rep);
 }
 
 static int
@@ -165,7 +165,7 @@ meta_ts_ns(const struct timespec *ts, int64_t *ns)
 }
 
 int
-meta_setattr_req(const struct pvfs_setattr *sa, struct pvfs_mgr_setattr_req *req)
+pvfs_meta_setattr_req(const struct pvfs_setattr *sa, struct pvfs_mgr_setattr_req *req)
 {
 	static const struct { unsigned lib; uint32_t wire; } bits[] = {
 		{ PVFS_SET_MODE, PVFS_SA_MODE }, { PVFS_SET_UID, PVFS_SA_UID },
@@ -196,10 +196,10 @@ pvfs_path_setattr(const char *path, const struct pvfs_setattr *sa)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
-	if (meta_setattr_req(sa, &req) != 0 ||
+	if (pvfs_meta_setattr_req(sa, &req) != 0 ||
 	    meta_path_req(path, &fs, &req.cred, req.path) != 0)
 		return -1;
-	return conn_rpc(fs, PVFS_MGR_SETATTR, &req, &rep);
+	return pvfs_conn_rpc(fs, PVFS_MGR_SETATTR, &req, &rep);
 }
 
 /* SETATTR by path (fd < 0) or by the inode of an open file. */
@@ -211,10 +211,10 @@ meta_setattr(const char *path, int fd, const struct pvfs_setattr *sa)
 
 	if (fd < 0)
 		return pvfs_path_setattr(path, sa);
-	if ((d = file_get(fd)) == NULL)
+	if ((d = pvfs_fdtab_get(fd)) == NULL)
 		return -1;
 	rc = pvfs_file_setattr(d->f, sa);
-	file_put(d);
+	pvfs_fdtab_put(d);
 	return rc;
 }
 
@@ -329,12 +329,12 @@ pvfs_statfs(const char *path, struct statfs *buf)
 	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
 		return -1;
 	/* statfs(2) fails for a path that does not exist. */
-	if (strcmp(req.path, "/") != 0 && conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
+	if (strcmp(req.path, "/") != 0 && pvfs_conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
 		return -1;
 	memset(&creq, 0, sizeof(creq));
 	creq.cred = req.cred;
-	if (conn_rpc(fs, PVFS_MGR_STATFS, &creq, &mrep) != 0 ||
-	    io_statfs(fs, &drep) != 0)
+	if (pvfs_conn_rpc(fs, PVFS_MGR_STATFS, &creq, &mrep) != 0 ||
+	    pvfs_io_statfs(fs, &drep) != 0)
 		return -1;
 	meta_fill_statfs(fs, fs->fsid, &mrep, &drep, buf);
 	return 0;
@@ -349,7 +349,7 @@ meta_drop_stripes(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *rep)
 	int saved = errno;
 
 	if ((rep->cap.rights & PVFS_R_REMOVE) && S_ISREG(rep->attr.mode))
-		(void)io_remove(fs, &rep->cap);
+		(void)pvfs_io_remove(fs, &rep->cap);
 	errno = saved;
 }
 
@@ -362,7 +362,7 @@ pvfs_unlink(const char *path)
 
 	memset(&req, 0, sizeof(req));
 	if (meta_path_req(path, &fs, &req.cred, req.path) != 0 ||
-	    conn_rpc(fs, PVFS_MGR_UNLINK, &req, &rep) != 0)
+	    pvfs_conn_rpc(fs, PVFS_MGR_UNLINK, &req, &rep) != 0)
 		return -1;
 	meta_drop_stripes(fs, &rep);
 	return 0;
@@ -378,7 +378,7 @@ pvfs_rename(const char *oldpath, const char *newpath)
 	memset(&req, 0, sizeof(req));
 	if (meta_path_req(oldpath, &fs, &req.cred, req.from) != 0)
 		return -1;
-	if (client_resolve(newpath, &fs2, req.to) != 0) {
+	if (pvfs_client_resolve(newpath, &fs2, req.to) != 0) {
 		/* A local destination is another file system. */
 		if (errno == ENOENT && newpath != NULL && *newpath != '\0')
 			errno = EXDEV;
@@ -388,7 +388,7 @@ pvfs_rename(const char *oldpath, const char *newpath)
 		errno = EXDEV;
 		return -1;
 	}
-	if (conn_rpc(fs, PVFS_MGR_RENAME, &req, &rep) != 0)
+	if (pvfs_conn_rpc(fs, PVFS_MGR_RENAME, &req, &rep) != 0)
 		return -1;
 	meta_drop_stripes(fs, &rep);
 	return 0;
@@ -405,14 +405,14 @@ pvfs_path_mkdir(const char *path, mode_t mode)
 	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
 		return -1;
 	req.mode = mode & 07777;
-	return conn_rpc(fs, PVFS_MGR_MKDIR, &req, &rep);
+	return pvfs_conn_rpc(fs, PVFS_MGR_MKDIR, &req, &rep);
 }
 
 /* pvfs_path_mkdir takes the mode as given; the umask is applied here. */
 int
 pvfs_mkdir(const char *path, mode_t mode)
 {
-	return pvfs_path_mkdir(path, mode & ~client_umask());
+	return pvfs_path_mkdir(path, mode & ~pvfs_client_umask());
 }
 
 int
@@ -425,7 +425,7 @@ pvfs_rmdir(const char *path)
 	memset(&req, 0, sizeof(req));
 	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
 		return -1;
-	return conn_rpc(fs, PVFS_MGR_RMDIR, &req, &rep);
+	return pvfs_conn_rpc(fs, PVFS_MGR_RMDIR, &req, &rep);
 }
 
 int
@@ -444,7 +444,7 @@ pvfs_truncate(const char *path, off_t length)
 	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
 		return -1;
 	req.length = (uint64_t)length;
-	if (conn_rpc(fs, PVFS_MGR_TRUNCATE, &req, &rep) != 0)
+	if (pvfs_conn_rpc(fs, PVFS_MGR_TRUNCATE, &req, &rep) != 0)
 		return -1;
 	if (!S_ISREG(rep.attr.mode)) {
 		errno = S_ISDIR(rep.attr.mode) ? EISDIR : EINVAL;
@@ -455,5 +455,5 @@ pvfs_truncate(const char *path, off_t length)
 	f.ino = rep.attr.ino;
 	f.cap = rep.cap;
 	f.want_rights = PVFS_R_WRITE | PVFS_R_SIZE;
-	return io_truncate(&f, (uint64_t)length);
+	return pvfs_io_truncate(&f, (uint64_t)length);
 }

@@ -204,7 +204,7 @@ pfile_open_trunc(struct pvfs_file *f)
 	if (!S_ISREG(f->mode) || !(f->cap.rights & PVFS_R_WRITE))
 		return 0;
 	pvfs_file_io(f, &io);
-	rc = io_truncate(&io, 0);
+	rc = pvfs_io_truncate(&io, 0);
 	pvfs_file_io_done(f, &io);
 	return rc;
 }
@@ -224,12 +224,12 @@ pvfs_file_open(const char *path, int flags, mode_t mode,
 	}
 	memset(&req, 0, sizeof(req));
 	if (pfile_dist(dist, &req.dist) != 0 ||
-	    client_resolve(path, &fs, req.path) != 0)
+	    pvfs_client_resolve(path, &fs, req.path) != 0)
 		return NULL;
-	client_cred(&req.cred);
+	pvfs_client_cred(&req.cred);
 	req.flags = pvfs_file_wire_flags(flags);
 	req.mode = mode & 07777;
-	if (conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
+	if (pvfs_conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
 		return NULL;
 	f = pfile_new(fs, rep.attr.ino, rep.attr.mode, flags, &rep.cap);
 	if (f != NULL && (flags & O_TRUNC) && pfile_open_trunc(f) != 0) {
@@ -291,7 +291,7 @@ pvfs_file_import(const char *path, const void *buf, size_t len)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (client_resolve(path, &fs, inner) != 0)
+	if (pvfs_client_resolve(path, &fs, inner) != 0)
 		return NULL;
 	return pfile_new(fs, e.ino, e.mode, e.flags, &e.cap);
 }
@@ -339,9 +339,9 @@ static int
 pfile_sync_after_write(struct pvfs_file *f, struct io_file *io)
 {
 	if ((f->flags & O_SYNC) == O_SYNC)
-		return io_fsync(io, 0);
+		return pvfs_io_fsync(io, 0);
 	if (f->flags & O_DSYNC)
-		return io_fsync(io, 1);
+		return pvfs_io_fsync(io, 1);
 	return 0;
 }
 
@@ -365,8 +365,8 @@ static ssize_t
 pfile_segs_once(struct io_file *io, int write, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt)
 {
-	return write ? io_write_segs(io, seg, nseg, iov, iovcnt) :
-	    io_read_segs(io, seg, nseg, iov, iovcnt);
+	return write ? pvfs_io_write_segs(io, seg, nseg, iov, iovcnt) :
+	    pvfs_io_read_segs(io, seg, nseg, iov, iovcnt);
 }
 
 /* One engine call per round of segments that one list request may carry
@@ -450,7 +450,7 @@ pfile_rw(struct pvfs_file *f, int write, const struct iovec *iov, int iovcnt,
 		errno = EFBIG;
 		return -1;
 	}
-	io_pattern_contig(&pat, off, len);
+	pvfs_io_pattern_contig(&pat, off, len);
 	return pvfs_file_segs(f, write, &pat, 1, iov, iovcnt);
 }
 
@@ -474,14 +474,14 @@ int
 pvfs_file_size(struct pvfs_file *f, uint64_t *size)
 {
 	struct io_file io;
-	struct io_size sz;
+	struct pvfs_io_size sz;
 	int rc;
 
 	*size = 0;
 	if (!S_ISREG(f->mode))
 		return 0;
 	pvfs_file_io(f, &io);
-	rc = io_size(&io, &sz);
+	rc = pvfs_io_size(&io, &sz);
 	pvfs_file_io_done(f, &io);
 	if (rc == 0)
 		*size = sz.size;
@@ -496,9 +496,9 @@ pvfs_file_stat(struct pvfs_file *f, struct stat *st)
 	uint64_t gen;
 
 	memset(&req, 0, sizeof(req));
-	client_cred(&req.cred);
+	pvfs_client_cred(&req.cred);
 	req.ino = f->ino;
-	if (conn_rpc(f->fs, PVFS_MGR_GETATTR, &req, &rep) != 0)
+	if (pvfs_conn_rpc(f->fs, PVFS_MGR_GETATTR, &req, &rep) != 0)
 		return -1;
 	pthread_mutex_lock(&f->cap_lock);
 	gen = f->cap.gen;
@@ -507,7 +507,7 @@ pvfs_file_stat(struct pvfs_file *f, struct stat *st)
 		errno = ESTALE; /* the inode number is another file's now */
 		return -1;
 	}
-	return meta_stat_reply(f->fs, &rep, st);
+	return pvfs_meta_stat_reply(f->fs, &rep, st);
 }
 
 int
@@ -522,7 +522,7 @@ pvfs_file_truncate(struct pvfs_file *f, uint64_t length)
 		return -1;
 	}
 	pvfs_file_io(f, &io);
-	rc = io_truncate(&io, length);
+	rc = pvfs_io_truncate(&io, length);
 	pvfs_file_io_done(f, &io);
 	return rc;
 }
@@ -537,7 +537,7 @@ pvfs_file_sync(struct pvfs_file *f, int datasync)
 	if (!S_ISREG(f->mode))
 		return 0;
 	pvfs_file_io(f, &io);
-	rc = io_fsync(&io, datasync);
+	rc = pvfs_io_fsync(&io, datasync);
 	pvfs_file_io_done(f, &io);
 	return rc;
 }
@@ -548,11 +548,11 @@ pvfs_file_setattr(struct pvfs_file *f, const struct pvfs_setattr *sa)
 	struct pvfs_mgr_setattr_req req;
 	struct pvfs_mgr_attrcap_rep rep;
 
-	if (meta_setattr_req(sa, &req) != 0)
+	if (pvfs_meta_setattr_req(sa, &req) != 0)
 		return -1;
-	client_cred(&req.cred);
+	pvfs_client_cred(&req.cred);
 	req.ino = f->ino;
-	return conn_rpc(f->fs, PVFS_MGR_SETATTR, &req, &rep);
+	return pvfs_conn_rpc(f->fs, PVFS_MGR_SETATTR, &req, &rep);
 }
 
 int
@@ -570,7 +570,7 @@ pvfs_file_iod(struct pvfs_file *f, uint32_t rel, char *addr, size_t len)
 		errno = EINVAL;
 		return -1;
 	}
-	if (client_fs_info(f->fs) != 0)
+	if (pvfs_client_fs_info(f->fs) != 0)
 		return -1;
 	idx = pvfs_stripe_abs(&d, rel, f->fs->niods);
 	p = &f->fs->iods[idx];

@@ -27,7 +27,7 @@
 struct pvfs_conn {
 	int fd;
 	int reused;              /* came from the pool: the peer may have left */
-	uint64_t who;            /* auth_who() when made (pools with ident) */
+	uint64_t who;            /* pvfs_auth_who() when made (pools with ident) */
 	struct pvfs_conn *next;  /* idle list */
 };
 
@@ -50,47 +50,47 @@ struct conn_pool {
 
 struct client_fs;
 
-void conn_pool_init(struct conn_pool *p, const char *host, uint16_t port);
+void pvfs_conn_pool_init(struct conn_pool *p, const char *host, uint16_t port);
 /* Point p at a new address (a daemon restarted); 1 if it changed. */
-int conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port);
+int pvfs_conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port);
 /* An idle live connection or a new one; 0 or -1 with errno. */
-int conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
+int pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
 /* Give back a connection whose last exchange completed cleanly. */
-void conn_release(struct conn_pool *p, struct pvfs_conn *c);
+void pvfs_conn_release(struct conn_pool *p, struct pvfs_conn *c);
 /* Close a connection that saw any error; it is never reused. */
-void conn_close(struct pvfs_conn *c);
+void pvfs_conn_close(struct pvfs_conn *c);
 /* One request/reply on a connection of our own (not pooled): 0, or -1
  * with errno. */
-int conn_call_fd(int fd, uint16_t op, const void *req, void *rep,
+int pvfs_conn_call_fd(int fd, uint16_t op, const void *req, void *rep,
     int timeout_ms);
-uint32_t conn_next_reqid(void);
+uint32_t pvfs_conn_next_reqid(void);
 /* Wait for events on fd until deadline_ms (monotonic); 0 or -1/ETIMEDOUT. */
-int conn_wait(int fd, short events, int64_t deadline_ms);
+int pvfs_conn_wait(int fd, short events, int64_t deadline_ms);
 /* All len bytes to (from) fd by deadline_ms; 0 or -1 with errno.  A peer
  * that closes before len bytes came is EPIPE. */
-int conn_send_all(int fd, const uint8_t *p, size_t len, int64_t deadline);
-int conn_recv_all(int fd, uint8_t *p, size_t len, int64_t deadline);
+int pvfs_conn_send_all(int fd, const uint8_t *p, size_t len, int64_t deadline);
+int pvfs_conn_recv_all(int fd, uint8_t *p, size_t len, int64_t deadline);
 /* Check the header h of the reply to (op, reqid) and decode body into rep.
  * 0 ok, 1 a clean error reply (errno set, the connection stays usable),
  * -1 a broken exchange. */
-int conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
+int pvfs_conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
     const uint8_t *body, void *rep);
 /* Send a request to fs's mgr and decode the reply into rep (a struct of
  * pvfs_msg_size(op, 1) bytes; pvfs_msg_free it for FSINFO and READDIR).
  * 0, or -1 with errno (the reply status, or a network error). */
-int conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep);
-void conn_atfork_prepare(void);
-void conn_atfork_parent(void);
-void conn_atfork_child(void);
+int pvfs_conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep);
+void pvfs_conn_atfork_prepare(void);
+void pvfs_conn_atfork_parent(void);
+void pvfs_conn_atfork_child(void);
 
 /* ---- auth.c: proving who we are to the mgr (doc/security.md) ---- */
 /* Who this process is now (euid, egid, groups), as a 64-bit digest: a
  * pooled mgr connection made under another identity is not reused. */
-uint64_t auth_who(void);
+uint64_t pvfs_auth_who(void);
 /* On a new TCP connection of a pool with auth: send MGR_AUTH with a
  * fresh MUNGE credential.  0, or -1 with errno (EACCES: refused or no
  * credential; ENOTSUP: no MUNGE here). */
-int auth_handshake(const struct conn_pool *p, int fd, int timeout_ms);
+int pvfs_auth_handshake(const struct conn_pool *p, int fd, int timeout_ms);
 
 /* ---- client.c: configuration, file systems, credentials ---- */
 struct client_fs {
@@ -98,7 +98,7 @@ struct client_fs {
 	size_t prefix_len;
 	int timeout_ms;
 	struct conn_pool mgr;
-	/* Filled once by client_fs_info(); have_info is set last (release). */
+	/* Filled once by pvfs_client_fs_info(); have_info is set last (release). */
 	int have_info;
 	uint64_t fsid;
 	uint32_t default_ssize;
@@ -108,28 +108,28 @@ struct client_fs {
 
 /* Map a path to its file system and the path inside it (written to inner,
  * PVFS_PATH_MAX + 1 bytes).  0, or -1 with errno (ENOENT: not a PVFS path). */
-int client_resolve(const char *path, struct client_fs **fs, char *inner);
+int pvfs_client_resolve(const char *path, struct client_fs **fs, char *inner);
 /* The pvfstab's state: 0 loaded, ENOENT missing, EINVAL malformed (with
  * *cause "file:line: why"); *path is the file tried. */
-int client_tab_status(const char **path, const char **cause);
+int pvfs_client_tab_status(const char **path, const char **cause);
 /* This thread's last failure came from iod i of fs, with errno err
  * (pvfs_error_detail); clear: a new operation starts. */
-void client_detail_iod(const struct client_fs *fs, uint32_t i, int err);
-void client_detail_clear(void);
+void pvfs_client_detail_iod(const struct client_fs *fs, uint32_t i, int err);
+void pvfs_client_detail_clear(void);
 /* The errno the detail goes with, 0 if there is none. */
-int client_detail_err(void);
+int pvfs_client_detail_err(void);
 /* Make sure fs's iod table is known (one MGR_FSINFO per process). */
-int client_fs_info(struct client_fs *fs);
+int pvfs_client_fs_info(struct client_fs *fs);
 /* After a refused connection: re-read the pvfstab (mgr) or the iod table
  * in case the daemons restarted on new ports.  1 if an address changed,
  * 0 if not (errno ECONNREFUSED). */
-int client_fs_reload_mgr(struct client_fs *fs);
-int client_fs_reload_iods(struct client_fs *fs);
-void client_cred(struct pvfs_cred *cr);
+int pvfs_client_fs_reload_mgr(struct client_fs *fs);
+int pvfs_client_fs_reload_iods(struct client_fs *fs);
+void pvfs_client_cred(struct pvfs_cred *cr);
 /* The process umask, read once (reading it means setting it). */
-mode_t client_umask(void);
+mode_t pvfs_client_umask(void);
 /* A stable st_dev for files of fs. */
-dev_t client_fs_dev(const struct client_fs *fs, uint64_t fsid);
+dev_t pvfs_client_fs_dev(const struct client_fs *fs, uint64_t fsid);
 
 /* ---- io.c: the operations on file data (their streams: io-engine.c) ---- */
 /* What the iods need to serve one file.  A refreshed capability is written
@@ -143,7 +143,7 @@ struct io_file {
 };
 
 /* Aggregate of IOD_SIZE over a file's iods. */
-struct io_size {
+struct pvfs_io_size {
 	uint64_t size;       /* max logical_end */
 	int64_t mtime_ns;    /* max stripe file mtime */
 	uint64_t blocks;     /* sum of 512-byte blocks */
@@ -151,9 +151,9 @@ struct io_size {
 
 /* Read or write pat of f to/from the user memory iov (whose total length
  * is the pattern's byte count).  Bytes transferred, or -1 with errno. */
-ssize_t io_read(struct io_file *f, const struct pvfs_pattern *pat,
+ssize_t pvfs_io_read(struct io_file *f, const struct pvfs_pattern *pat,
     const struct iovec *iov, int iovcnt);
-ssize_t io_write(struct io_file *f, const struct pvfs_pattern *pat,
+ssize_t pvfs_io_write(struct io_file *f, const struct pvfs_pattern *pat,
     const struct iovec *iov, int iovcnt);
 /* The same over nseg segments in file order (pvfs_list_check'ed when
  * nseg > 1, so at most PVFS_LIST_MAX): one request per involved iod,
@@ -161,19 +161,19 @@ ssize_t io_write(struct io_file *f, const struct pvfs_pattern *pat,
  * exceeds PVFS_LIST_MAX_WORK is refused (EINVAL): callers split it with
  * pvfs_list_round.  A read returns the stream's prefix below the end of
  * file. */
-ssize_t io_read_segs(struct io_file *f, const struct pvfs_pattern *seg,
+ssize_t pvfs_io_read_segs(struct io_file *f, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt);
-ssize_t io_write_segs(struct io_file *f, const struct pvfs_pattern *seg,
+ssize_t pvfs_io_write_segs(struct io_file *f, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt);
-int io_size(struct io_file *f, struct io_size *out);
-int io_truncate(struct io_file *f, uint64_t length);
-int io_fsync(struct io_file *f, int datasync);
+int pvfs_io_size(struct io_file *f, struct pvfs_io_size *out);
+int pvfs_io_truncate(struct io_file *f, uint64_t length);
+int pvfs_io_fsync(struct io_file *f, int datasync);
 /* Drop the stripes of a file whose cap carries PVFS_R_REMOVE. */
-int io_remove(struct client_fs *fs, const struct pvfs_cap *cap);
+int pvfs_io_remove(struct client_fs *fs, const struct pvfs_cap *cap);
 /* Sum of IOD_STATFS over every iod of fs. */
-int io_statfs(struct client_fs *fs, struct pvfs_iod_statfs_rep *sum);
+int pvfs_io_statfs(struct client_fs *fs, struct pvfs_iod_statfs_rep *sum);
 /* A contiguous pattern of len > 0 bytes at off. */
-void io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len);
+void pvfs_io_pattern_contig(struct pvfs_pattern *p, uint64_t off, uint64_t len);
 
 /* ---- pvfs-file.c: the open file (its API is in pvfs-client.h) ---- */
 struct pvfs_file {
@@ -223,28 +223,28 @@ struct file_desc {
 };
 
 /* The description behind fd with a reference held, or NULL/EBADF. */
-struct file_desc *file_get(int fd);
-void file_put(struct file_desc *d);
-void file_atfork_prepare(void);
-void file_atfork_parent(void);
-void file_atfork_child(void);
+struct file_desc *pvfs_fdtab_get(int fd);
+void pvfs_fdtab_put(struct file_desc *d);
+void pvfs_fdtab_atfork_prepare(void);
+void pvfs_fdtab_atfork_parent(void);
+void pvfs_fdtab_atfork_child(void);
 
 /* ---- meta.c: attributes and name space ---- */
 /* Fill st from a mgr reply, asking the iods for a regular file's size. */
-int meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+int pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st);
 /* A library setattr as a request (ino and path left zero); -1/EINVAL for
  * a bad time. */
-int meta_setattr_req(const struct pvfs_setattr *sa,
+int pvfs_meta_setattr_req(const struct pvfs_setattr *sa,
     struct pvfs_mgr_setattr_req *req);
 
 /* ---- admin.c: per-daemon queries (the tools' calls are in
  * pvfs-client.h); these two are for tests/integration/test_fsck ---- */
 /* The file system a path (or URL) lies in, with its iod table loaded. */
-int admin_fs(const char *path, struct client_fs **fs);
+int pvfs_admin_fs(const char *path, struct client_fs **fs);
 /* MGR_INOLIST of [first, first + count), with the ADMIN capability (free
  * the reply's array with pvfs_msg_free). */
-int admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
+int pvfs_admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
     struct pvfs_mgr_inolist_rep *rep);
 
 #endif /* PVFS_INTERNAL_H */

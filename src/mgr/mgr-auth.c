@@ -54,14 +54,14 @@ mgr_auth_init(void)
 		return;
 #ifdef HAVE_MUNGE
 	if ((auth_ctx = munge_ctx_create()) == NULL)
-		fatal("munge: cannot create a context");
+		pvfs_fatal("munge: cannot create a context");
 	if (mgr.munge_sock != NULL &&
 	    munge_ctx_set(auth_ctx, MUNGE_OPT_SOCKET, mgr.munge_sock) != EMUNGE_SUCCESS)
-		fatal("munge: %s", munge_ctx_strerror(auth_ctx));
-	log_info("accepting MUNGE credentials (munged at %s)",
+		pvfs_fatal("munge: %s", munge_ctx_strerror(auth_ctx));
+	pvfs_log_info("accepting MUNGE credentials (munged at %s)",
 	    mgr.munge_sock != NULL ? mgr.munge_sock : "the default socket");
 #else
-	fatal("--munge: this pvfs-mgr was built without MUNGE");
+	pvfs_fatal("--munge: this pvfs-mgr was built without MUNGE");
 #endif
 }
 
@@ -82,7 +82,7 @@ mgr_auth_accept(struct mgr_conn *c)
 	if (!c->dc.peer.is_unix)
 		return;
 	if (!c->dc.peer.has_cred) {
-		log_warn("%s: unix peer without credentials", c->dc.name);
+		pvfs_log_warn("%s: unix peer without credentials", c->dc.name);
 		return;
 	}
 	c->auth = MGR_AUTH_PEER;
@@ -149,7 +149,7 @@ mgr_auth_munge(struct mgr_conn *c, const char *cred, struct pvfs_cred *id)
 
 	e = munge_decode(cred, auth_ctx, NULL, NULL, &uid, &gid);
 	if (e != EMUNGE_SUCCESS) {
-		log_info("%s: munge credential refused: %s", c->dc.name,
+		pvfs_log_info("%s: munge credential refused: %s", c->dc.name,
 		    munge_strerror(e));
 		return EACCES;
 	}
@@ -186,6 +186,6 @@ mgr_auth_op(struct mgr_conn *c, void *rq, void *rp)
 	c->ident = id;
 	rep->uid = id.uid;
 	rep->gid = id.gid;
-	log_debug("%s: munge: uid %u gid %u", c->dc.name, id.uid, id.gid);
+	pvfs_log_debug("%s: munge: uid %u gid %u", c->dc.name, id.uid, id.gid);
 	return 0;
 }

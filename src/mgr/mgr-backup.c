@@ -36,7 +36,7 @@ static char *
 backup_path(char *buf, const char *dir, const char *name)
 {
 	if (snprintf(buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
-		fatal("%s: path too long", dir);
+		pvfs_fatal("%s: path too long", dir);
 	return buf;
 }
 
@@ -46,7 +46,7 @@ backup_fsid(const char *dir)
 	uint64_t fsid;
 
 	if (mgr_load_fsid(dir, &fsid) != 0)
-		fatal("%s/fsid: %s (not a metadata directory?)", dir,
+		pvfs_fatal("%s/fsid: %s (not a metadata directory?)", dir,
 		    strerror(errno));
 	return fsid;
 }
@@ -58,7 +58,7 @@ backup_put_file(const char *path, const void *data, size_t len)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
 	if (fd == -1 || pvfs_write_all(fd, data, len) != 0 || fsync(fd) != 0)
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	close(fd);
 }
 
@@ -73,7 +73,7 @@ backup_copy_extra(const char *src, const char *dst, const char *name)
 	if ((text = pvfs_read_small_file(from, 1u << 20, &len)) == NULL) {
 		if (errno == ENOENT)
 			return;
-		fatal("%s: %s", from, strerror(errno));
+		pvfs_fatal("%s: %s", from, strerror(errno));
 	}
 	backup_put_file(backup_path(to, dst, name), text, len);
 	free(text);
@@ -88,20 +88,20 @@ backup_write(const char *src, const char *tmp, uint64_t fsid)
 	int fd, i;
 
 	if (mkdir(tmp, 0700) != 0)
-		fatal("%s: %s", tmp, strerror(errno));
+		pvfs_fatal("%s: %s", tmp, strerror(errno));
 	backup_path(path, tmp, "fsid");
 	snprintf(text, sizeof(text), "%016" PRIx64, fsid);
 	if (pvfs_write_file_atomic(path, text) != 0)
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	if (mgr_journal_snapshot(tmp, "snapshot", fsid, 1, &count) != 0)
-		fatal("%s/snapshot: %s", tmp, strerror(errno));
+		pvfs_fatal("%s/snapshot: %s", tmp, strerror(errno));
 	if (mgr_journal_create(tmp, fsid, 1, &fd, &salt) != 0)
-		fatal("%s/journal.1: %s", tmp, strerror(errno));
+		pvfs_fatal("%s/journal.1: %s", tmp, strerror(errno));
 	close(fd);
 	for (i = 0; backup_extra[i] != NULL; i++)
 		backup_copy_extra(src, tmp, backup_extra[i]);
 	if (mgr_journal_sync_path(tmp) != 0)
-		fatal("%s: fsync: %s", tmp, strerror(errno));
+		pvfs_fatal("%s: fsync: %s", tmp, strerror(errno));
 	printf("%" PRIu64 " inodes written, next inode %" PRIu64 "\n", count,
 	    mgr_ns_next_ino());
 }
@@ -121,7 +121,7 @@ backup_sync_parent(const char *path)
 	else
 		*slash = '\0';
 	if (mgr_journal_sync_path(parent) != 0)
-		fatal("%s: fsync: %s", parent, strerror(errno));
+		pvfs_fatal("%s: fsync: %s", parent, strerror(errno));
 }
 
 /* dest must not hold anything: a restore never overwrites. */
@@ -132,12 +132,12 @@ backup_check_dest(int cmd, const char *dest)
 
 	if (lstat(dest, &st) != 0) {
 		if (errno != ENOENT)
-			fatal("%s: %s", dest, strerror(errno));
+			pvfs_fatal("%s: %s", dest, strerror(errno));
 		return;
 	}
 	if (cmd == MGR_CMD_RESTORE && S_ISDIR(st.st_mode) && rmdir(dest) == 0)
 		return; /* an empty metadata directory made ready for it */
-	fatal("%s: already exists%s; choose a new directory, or move it aside",
+	pvfs_fatal("%s: already exists%s; choose a new directory, or move it aside",
 	    dest, cmd == MGR_CMD_RESTORE ? " and is not empty" : "");
 }
 
@@ -162,7 +162,7 @@ mgr_backup_main(int cmd, const char *metadir, const char *dest)
 
 	backup_check_dest(cmd, dst);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", dst) >= (int)sizeof(tmp))
-		fatal("%s: path too long", dst);
+		pvfs_fatal("%s: path too long", dst);
 	memset(&l, 0, sizeof(l));
 	l.dir = src;
 	l.fsid = backup_fsid(src);
@@ -170,7 +170,7 @@ mgr_backup_main(int cmd, const char *metadir, const char *dest)
 	l.salvage = cmd == MGR_CMD_SALVAGE;
 	l.action = cmd == MGR_CMD_BACKUP ? "back it up" : "restore from it";
 	if ((l.report = open_memstream(&text, &textlen)) == NULL)
-		fatal("out of memory");
+		pvfs_fatal("out of memory");
 	mgr_ns_init();
 	mgr_load_dir(&l);
 	fprintf(l.report, "%s: %" PRIu64 " inodes kept, %" PRIu64
@@ -181,7 +181,7 @@ mgr_backup_main(int cmd, const char *metadir, const char *dest)
 	if (cmd == MGR_CMD_SALVAGE)
 		backup_report(tmp, text, textlen);
 	if (rename(tmp, dst) != 0)
-		fatal("rename %s to %s: %s", tmp, dst, strerror(errno));
+		pvfs_fatal("rename %s to %s: %s", tmp, dst, strerror(errno));
 	backup_sync_parent(dst);
 	printf("%s: written\n", dst);
 	free(text);

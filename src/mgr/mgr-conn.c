@@ -137,12 +137,12 @@ mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid, int status,
 
 	if (status == 0 &&
 	    (rc = pvfs_frame_encode(&c->out, op, reqid, 1, 0, rep)) != 0) {
-		log_warn("%s: cannot encode %s reply: %s", c->dc.name,
+		pvfs_log_warn("%s: cannot encode %s reply: %s", c->dc.name,
 		    pvfs_op_name(op), strerror(-rc));
 		status = EIO;
 	}
 	if (status != 0 && dconn_reply_error(&c->out, op, reqid, status) != 0)
-		fatal("out of memory (reply)");
+		pvfs_fatal("out of memory (reply)");
 	if (!mgr_journal_pending()) {
 		c->out_ok = c->out.len;
 		return;
@@ -194,7 +194,7 @@ mgr_conn_in_make_room(struct mgr_conn *c, size_t need)
 	if (c->in_cap >= need)
 		return;
 	if ((c->in = realloc(c->in, need)) == NULL)
-		fatal("out of memory (%zu byte frame)", need);
+		pvfs_fatal("out of memory (%zu byte frame)", need);
 	c->in_cap = need;
 }
 
@@ -301,7 +301,7 @@ mgr_conn_fill(struct mgr_conn *c)
 	if (c->in_off == c->in_len && c->in_cap > CONN_IN_MIN) {
 		free(c->in);
 		if ((c->in = malloc(CONN_IN_MIN)) == NULL)
-			fatal("out of memory (input buffer)");
+			pvfs_fatal("out of memory (input buffer)");
 		c->in_cap = CONN_IN_MIN;
 		c->in_off = c->in_len = 0;
 	}

@@ -86,7 +86,7 @@ iods_resolve(struct mgr_iod *d, const struct pvfs_iod_addr *a)
 		snprintf(d->st.why, sizeof(d->st.why), "%.64s: %.60s", a->host,
 		    gai_strerror(rc));
 		d->st.state = PVFS_IODST_UNREACHABLE;
-		log_error("iod %u (%s:%u): %s", d->index, a->host, a->port,
+		pvfs_log_error("iod %u (%s:%u): %s", d->index, a->host, a->port,
 		    d->st.why);
 		return;
 	}
@@ -127,11 +127,11 @@ iods_set_state(struct mgr_iod *d, uint32_t state, const char *why)
 	if (!changed)
 		return;
 	if (state == PVFS_IODST_OK)
-		log_info("iod %u (%s:%u): ok, label %016" PRIx64 "/%u uuid %s",
+		pvfs_log_info("iod %u (%s:%u): ok, label %016" PRIx64 "/%u uuid %s",
 		    d->index, d->st.host, d->st.port, d->st.fsid,
 		    d->st.label_index, d->st.uuid);
 	else
-		log_error("iod %u (%s:%u): %s: %s", d->index, d->st.host,
+		pvfs_log_error("iod %u (%s:%u): %s: %s", d->index, d->st.host,
 		    d->st.port, iods_state_name(state), why);
 }
 
@@ -285,12 +285,12 @@ iods_clock(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
 	d->st.rtt_us = (uint32_t)(rtt_ms * 1000);
 	d->st.skew_ms = skew_ms;
 	if (big && !d->skew_warned)
-		log_warn("iod %u (%s:%u): clock %+.1f s from the mgr's; the iod "
+		pvfs_log_warn("iod %u (%s:%u): clock %+.1f s from the mgr's; the iod "
 		    "checks capabilities in the mgr's clock, but keep the "
 		    "clocks in sync (NTP)", d->index, d->st.host, d->st.port,
 		    (double)skew_ms / 1000);
 	else if (!big && d->skew_warned)
-		log_info("iod %u (%s:%u): clock within %.1f s of the mgr's",
+		pvfs_log_info("iod %u (%s:%u): clock within %.1f s of the mgr's",
 		    d->index, d->st.host, d->st.port, (double)skew_ms / 1000);
 	d->skew_warned = big;
 }
@@ -397,7 +397,7 @@ iods_interval_env(void)
 		return IODS_INTERVAL;
 	v = strtod(s, &end);
 	if (*end != '\0' || !(v >= 0.1 && v <= 3600))
-		fatal("bad PVFS_HELLO_INTERVAL: %s (0.1 .. 3600 seconds)", s);
+		pvfs_fatal("bad PVFS_HELLO_INTERVAL: %s (0.1 .. 3600 seconds)", s);
 	return v;
 }
 
@@ -410,7 +410,7 @@ mgr_iods_start(struct ev_loop *loop)
 	iods_interval = iods_interval_env();
 	if ((iods = calloc(mgr.niods, sizeof(*iods))) == NULL ||
 	    (iods_wire = calloc(mgr.niods, sizeof(*iods_wire))) == NULL)
-		fatal("out of memory");
+		pvfs_fatal("out of memory");
 	for (i = 0; i < mgr.niods; i++) {
 		struct mgr_iod *d = &iods[i];
 

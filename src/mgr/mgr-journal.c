@@ -48,7 +48,7 @@ static const char *
 jr_path(char *buf, const char *dir, const char *name)
 {
 	if (snprintf(buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
-		fatal("%s: metadata directory path too long", dir);
+		pvfs_fatal("%s: metadata directory path too long", dir);
 	return buf;
 }
 
@@ -63,7 +63,7 @@ static void
 mgr_journal_sync_dir(void)
 {
 	if (fsync(jr_dirfd) != 0)
-		fatal("%s: fsync: %s", jr_dir, strerror(errno));
+		pvfs_fatal("%s: fsync: %s", jr_dir, strerror(errno));
 }
 
 int
@@ -85,7 +85,7 @@ jr_random(void)
 
 	while (v == 0) {
 		if (getrandom(&v, sizeof(v), 0) != sizeof(v))
-			fatal("getrandom: %s", strerror(errno));
+			pvfs_fatal("getrandom: %s", strerror(errno));
 	}
 	return v;
 }
@@ -278,23 +278,23 @@ mgr_journal_fsid_load(void)
 	jr_path(path, jr_dir, "fsid");
 	if (mgr_load_fsid(jr_dir, &jr_fsid) == 0) {
 		if (mgr.want_fsid != 0 && mgr.want_fsid != jr_fsid)
-			fatal("%s: file system %016" PRIx64 ", not %016" PRIx64
+			pvfs_fatal("%s: file system %016" PRIx64 ", not %016" PRIx64
 			    " (--fsid): the wrong metadata directory?", path,
 			    jr_fsid, mgr.want_fsid);
 		return 0;
 	}
 	if (errno != ENOENT)
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	if (mgr_load_has_state(jr_dir))
-		fatal("%s: missing, but the directory holds a name space; restore "
+		pvfs_fatal("%s: missing, but the directory holds a name space; restore "
 		    "the file (it holds the file system id in hex) from a backup",
 		    path);
 	jr_fsid = mgr.want_fsid != 0 ? mgr.want_fsid : jr_random();
 	snprintf(text, sizeof(text), "%016" PRIx64, jr_fsid);
 	if (pvfs_write_file_atomic(path, text) != 0)
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	mgr_journal_sync_dir();
-	log_info("new file system %016" PRIx64 " in %s", jr_fsid, jr_dir);
+	pvfs_log_info("new file system %016" PRIx64 " in %s", jr_fsid, jr_dir);
 	return 1;
 }
 
@@ -307,9 +307,9 @@ mgr_journal_lock(void)
 	jr_lockfd = open(jr_path(path, jr_dir, "lock"),
 	    O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (jr_lockfd == -1)
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	if (flock(jr_lockfd, LOCK_EX | LOCK_NB) != 0)
-		fatal("%s: another pvfs-mgr uses this directory", jr_dir);
+		pvfs_fatal("%s: another pvfs-mgr uses this directory", jr_dir);
 }
 
 /* A fresh file system: journal.1 and the root's attributes, durable. */
@@ -321,7 +321,7 @@ mgr_journal_init(void)
 	char path[PATH_MAX];
 
 	if (mgr_journal_create(jr_dir, jr_fsid, 1, &jr_fd, &jr_salt) != 0)
-		fatal("%s: %s", jr_path(path, jr_dir, "journal.1"), strerror(errno));
+		pvfs_fatal("%s: %s", jr_path(path, jr_dir, "journal.1"), strerror(errno));
 	mgr_journal_sync_dir();
 	jr_gen = 1;
 	jr_seq = 0;
@@ -346,13 +346,13 @@ mgr_journal_resume(const struct mgr_load *l)
 
 	jr_path(path, jr_dir, jr_journal_name(name, sizeof(name), l->gen));
 	if ((jr_fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC)) == -1)
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	if (l->jr_torn) {
-		log_info("%s: cut a torn tail of %zu bytes at offset %zu (a crash "
+		pvfs_log_info("%s: cut a torn tail of %zu bytes at offset %zu (a crash "
 		    "during an unacknowledged commit)", path, l->jr_len - l->jr_good,
 		    l->jr_good);
 		if (ftruncate(jr_fd, (off_t)l->jr_good) != 0 || fsync(jr_fd) != 0)
-			fatal("%s: truncate: %s", path, strerror(errno));
+			pvfs_fatal("%s: truncate: %s", path, strerror(errno));
 	}
 	jr_gen = l->gen;
 	jr_size = l->jr_good;
@@ -373,12 +373,12 @@ mgr_journal_remove_leftovers(const struct mgr_load *l)
 		jr_path(path, jr_dir, jr_journal_name(name, sizeof(name),
 		    l->journals[i]));
 		if (unlink(path) != 0 && errno != ENOENT)
-			fatal("%s: unlink: %s", path, strerror(errno));
-		log_info("%s: removed (generation %" PRIu64 " is loaded)", path,
+			pvfs_fatal("%s: unlink: %s", path, strerror(errno));
+		pvfs_log_info("%s: removed (generation %" PRIu64 " is loaded)", path,
 		    jr_gen);
 	}
 	if (l->have_snap_tmp && unlink(jr_path(path, jr_dir, "snapshot.tmp")) == 0)
-		log_info("%s: removed (an unfinished checkpoint)", path);
+		pvfs_log_info("%s: removed (an unfinished checkpoint)", path);
 	mgr_journal_sync_dir();
 }
 
@@ -392,7 +392,7 @@ mgr_journal_open(const char *metadir)
 	jr_dir = metadir;
 	jr_dirfd = open(metadir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (jr_dirfd == -1)
-		fatal("%s: %s", metadir, strerror(errno));
+		pvfs_fatal("%s: %s", metadir, strerror(errno));
 	mgr_journal_lock();
 	mgr_ns_init();
 	jr_ckpt_at = mgr.journal_max;
@@ -409,15 +409,15 @@ mgr_journal_open(const char *metadir)
 		jr_gen = l.gen;
 		mgr_journal_checkpoint();
 		if (jr_fd == -1)
-			fatal("%s: cannot rewrite the metadata in format %d", metadir,
+			pvfs_fatal("%s: cannot rewrite the metadata in format %d", metadir,
 			    MGR_FORMAT);
-		log_info("%s: metadata rewritten in format %d", metadir, MGR_FORMAT);
+		pvfs_log_info("%s: metadata rewritten in format %d", metadir, MGR_FORMAT);
 	} else {
 		mgr_journal_resume(&l);
 	}
 	mgr_journal_remove_leftovers(&l);
 	mgr_load_free(&l);
-	log_info("name space: %" PRIu64 " inodes, next inode %" PRIu64,
+	pvfs_log_info("name space: %" PRIu64 " inodes, next inode %" PRIu64,
 	    mgr_ns_count(), mgr_ns_next_ino());
 }
 
@@ -435,7 +435,7 @@ mgr_journal_log(const struct mgr_rec *r)
 	int rc = mgr_ns_apply(r);
 
 	if (rc != 0)
-		fatal("bug: checked record (type %d) does not apply: %s", r->type,
+		pvfs_fatal("bug: checked record (type %d) does not apply: %s", r->type,
 		    strerror(rc));
 	mgr_batch_add(&jr_pending, r);
 }
@@ -459,7 +459,7 @@ mgr_journal_switch(uint64_t gen, int fd, uint64_t salt)
 		close(jr_fd);
 	jr_path(path, jr_dir, jr_journal_name(name, sizeof(name), jr_gen));
 	if (unlink(path) != 0 && errno != ENOENT)
-		log_warn("%s: unlink: %s", path, strerror(errno));
+		pvfs_log_warn("%s: unlink: %s", path, strerror(errno));
 	mgr_journal_sync_dir();
 	jr_fd = fd;
 	jr_gen = gen;
@@ -485,18 +485,18 @@ mgr_journal_checkpoint(void)
 	jr_path(path, jr_dir, "snapshot");
 	if (mgr_journal_snapshot(jr_dir, "snapshot.tmp", jr_fsid, jr_gen + 1,
 	    &count) != 0) {
-		log_warn("%s: checkpoint failed: %s", tmp, strerror(errno));
+		pvfs_log_warn("%s: checkpoint failed: %s", tmp, strerror(errno));
 		goto later;
 	}
 	if (mgr_journal_create(jr_dir, jr_fsid, jr_gen + 1, &fd, &salt) != 0) {
-		log_warn("%s: checkpoint failed: %s", jr_path(path, jr_dir,
+		pvfs_log_warn("%s: checkpoint failed: %s", jr_path(path, jr_dir,
 		    jr_journal_name(name, sizeof(name), jr_gen + 1)), strerror(errno));
 		unlink(tmp);
 		goto later;
 	}
 	mgr_journal_sync_dir();
 	if (rename(tmp, path) != 0) {
-		log_warn("%s: checkpoint failed: rename: %s", tmp, strerror(errno));
+		pvfs_log_warn("%s: checkpoint failed: rename: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		unlink(jr_path(path, jr_dir, jr_journal_name(name, sizeof(name),
@@ -506,7 +506,7 @@ mgr_journal_checkpoint(void)
 	mgr_journal_sync_dir();
 	mgr_journal_switch(jr_gen + 1, fd, salt);
 	jr_ckpt_at = mgr.journal_max;
-	log_info("checkpoint: %" PRIu64 " inodes in %lld ms, generation %" PRIu64,
+	pvfs_log_info("checkpoint: %" PRIu64 " inodes in %lld ms, generation %" PRIu64,
 	    count, (long long)(pvfs_mono_ms() - t0), jr_gen);
 	return;
 later:
@@ -525,9 +525,9 @@ mgr_journal_commit(void)
 		return;
 	mgr_batch_seal(&jr_pending, jr_seq + 1, jr_salt);
 	if (pvfs_write_all(jr_fd, jr_pending.buf.data, jr_pending.buf.len) != 0)
-		fatal("journal write: %s", strerror(errno));
+		pvfs_fatal("journal write: %s", strerror(errno));
 	if (fdatasync(jr_fd) != 0)
-		fatal("journal fdatasync: %s", strerror(errno));
+		pvfs_fatal("journal fdatasync: %s", strerror(errno));
 	jr_seq++;
 	jr_size += jr_pending.buf.len;
 	mgr_batch_reset(&jr_pending);

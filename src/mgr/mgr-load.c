@@ -47,7 +47,7 @@ load_fail(const struct mgr_load *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fatal("%s; refusing to %s: " LOAD_HINT_SALVAGE, msg,
+	pvfs_fatal("%s; refusing to %s: " LOAD_HINT_SALVAGE, msg,
 	    l->action != NULL ? l->action : "start", l->dir);
 }
 
@@ -72,7 +72,7 @@ static const char *
 load_path(const struct mgr_load *l, char *buf, const char *name)
 {
 	if (snprintf(buf, PATH_MAX, "%s/%s", l->dir, name) >= PATH_MAX)
-		fatal("%s: metadata directory path too long", l->dir);
+		pvfs_fatal("%s: metadata directory path too long", l->dir);
 	return buf;
 }
 
@@ -84,13 +84,13 @@ load_map(const char *path, int fd, size_t *len)
 	void *p;
 
 	if (fstat(fd, &st) != 0)
-		fatal("%s: fstat: %s", path, strerror(errno));
+		pvfs_fatal("%s: fstat: %s", path, strerror(errno));
 	*len = (size_t)st.st_size;
 	if (*len == 0)
 		return NULL;
 	p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED)
-		fatal("%s: mmap: %s", path, strerror(errno));
+		pvfs_fatal("%s: mmap: %s", path, strerror(errno));
 	return p;
 }
 
@@ -103,11 +103,11 @@ mgr_load_fsid(const char *dir, uint64_t *fsid)
 	char path[PATH_MAX], *s;
 
 	if (snprintf(path, sizeof(path), "%s/fsid", dir) >= (int)sizeof(path))
-		fatal("%s: metadata directory path too long", dir);
+		pvfs_fatal("%s: metadata directory path too long", dir);
 	if ((s = pvfs_read_small_file(path, 64, NULL)) == NULL)
 		return -1;
 	if (sscanf(s, "%" SCNx64, fsid) != 1 || *fsid == 0)
-		fatal("%s: not a file system id", path);
+		pvfs_fatal("%s: not a file system id", path);
 	free(s);
 	return 0;
 }
@@ -122,7 +122,7 @@ load_add_journal(struct mgr_load *l, uint64_t g)
 	if (l->njournals % 16 == 0) {
 		grown = realloc(l->journals, (l->njournals + 16) * sizeof(*grown));
 		if (grown == NULL)
-			fatal("out of memory");
+			pvfs_fatal("out of memory");
 		l->journals = grown;
 	}
 	l->journals[l->njournals++] = g;
@@ -149,7 +149,7 @@ load_inventory(struct mgr_load *l)
 	uint64_t g;
 
 	if (d == NULL)
-		fatal("%s: %s", l->dir, strerror(errno));
+		pvfs_fatal("%s: %s", l->dir, strerror(errno));
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, "snapshot") == 0)
 			l->have_snapshot = 1;
@@ -298,7 +298,7 @@ load_snapshot(struct mgr_load *l, int fd)
 		load_damage(l, "%s: no end record (%" PRIu64 " records read)", path,
 		    s.count);
 	munmap(p, len);
-	log_info("%s: %" PRIu64 " inodes, generation %" PRIu64, path,
+	pvfs_log_info("%s: %" PRIu64 " inodes, generation %" PRIu64, path,
 	    mgr_ns_count(), l->gen);
 }
 
@@ -312,7 +312,7 @@ load_add_ino(struct mgr_load *l, uint64_t ino)
 	if (l->ncreated % 1024 == 0) {
 		grown = realloc(l->created, (l->ncreated + 1024) * sizeof(*grown));
 		if (grown == NULL)
-			fatal("out of memory");
+			pvfs_fatal("out of memory");
 		l->created = grown;
 	}
 	l->created[l->ncreated++] = ino;
@@ -422,7 +422,7 @@ load_journal(struct mgr_load *l, int fd)
 	l->jr_good = hl + sc.good_len;
 	if (p != NULL)
 		munmap(p, len);
-	log_info("%s: replayed %" PRIu64 " records%s", path, sc.records,
+	pvfs_log_info("%s: replayed %" PRIu64 " records%s", path, sc.records,
 	    l->jr_torn ? ", then a torn tail" : "");
 }
 
@@ -436,7 +436,7 @@ load_journal_empty(const struct mgr_load *l, uint64_t g)
 
 	snprintf(name, sizeof(name), "journal.%" PRIu64, g);
 	if (stat(load_path(l, path, name), &st) != 0)
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	return st.st_size <= MGR_HDR_LEN;
 }
 
@@ -476,7 +476,7 @@ load_open(const struct mgr_load *l, const char *name, int must)
 	int fd = open(load_path(l, path, name), O_RDONLY | O_CLOEXEC);
 
 	if (fd == -1 && (must || errno != ENOENT))
-		fatal("%s: %s", path, strerror(errno));
+		pvfs_fatal("%s: %s", path, strerror(errno));
 	return fd;
 }
 
@@ -525,7 +525,7 @@ load_pick_online(struct mgr_load *l, int *sfd, int *jfd)
 			close(*jfd);
 		usleep(10000);
 	}
-	fatal("%s: no consistent snapshot and journal pair after %d tries",
+	pvfs_fatal("%s: no consistent snapshot and journal pair after %d tries",
 	    l->dir, tries);
 }
 

@@ -56,7 +56,7 @@ mgr_ns_calloc(size_t n, size_t size)
 	void *p = calloc(n, size);
 
 	if (p == NULL)
-		fatal("out of memory (%zu bytes)", n * size);
+		pvfs_fatal("out of memory (%zu bytes)", n * size);
 	return p;
 }
 
@@ -118,7 +118,7 @@ mgr_ns_itab_del(struct mgr_inode *in)
 	while (*pp != NULL && *pp != in)
 		pp = &(*pp)->hnext;
 	if (*pp == NULL)
-		fatal("inode %llu missing from its table",
+		pvfs_fatal("inode %llu missing from its table",
 		    (unsigned long long)in->ino);
 	*pp = in->hnext;
 	ns_icount--;
@@ -132,7 +132,7 @@ mgr_ns_dtab_del(struct mgr_dirent *de)
 	while (*pp != NULL && *pp != de)
 		pp = &(*pp)->hnext;
 	if (*pp == NULL)
-		fatal("entry %s missing from its table", de->name);
+		pvfs_fatal("entry %s missing from its table", de->name);
 	*pp = de->hnext;
 	ns_dcount--;
 }
@@ -168,7 +168,7 @@ void
 mgr_ns_init(void)
 {
 	if (getrandom(ns_key, sizeof(ns_key), 0) != (ssize_t)sizeof(ns_key))
-		fatal("getrandom: %s", strerror(errno));
+		pvfs_fatal("getrandom: %s", strerror(errno));
 	ns_imask = ns_dmask = NS_HASH_MIN - 1;
 	ns_itab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_itab));
 	ns_dtab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_dtab));
@@ -278,7 +278,7 @@ mgr_ns_new_gen(void)
 	do {
 		if (left == 0) {
 			if (getrandom(pool, sizeof(pool), 0) != (ssize_t)sizeof(pool))
-				fatal("getrandom: %s", strerror(errno));
+				pvfs_fatal("getrandom: %s", strerror(errno));
 			left = sizeof(pool) / sizeof(pool[0]);
 		}
 		gen = pool[--left];
@@ -419,7 +419,7 @@ mgr_ns_dir_append(struct mgr_inode *dir, struct mgr_dirent *de, uint64_t cookie)
 	if (d->nslots == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 8;
 		if ((d->slots = realloc(d->slots, d->cap * sizeof(*d->slots))) == NULL)
-			fatal("out of memory (directory of %u entries)", d->nlive);
+			pvfs_fatal("out of memory (directory of %u entries)", d->nlive);
 	}
 	de->cookie = cookie;
 	de->slot = d->nslots;
@@ -624,7 +624,7 @@ mgr_ns_apply_rename(const struct mgr_rec *r)
 	}
 	mgr_ns_unlink(src);
 	if ((rc = mgr_ns_link(to, r->name2, r->namelen2, in, 0)) != 0)
-		fatal("rename: cannot relink inode %llu",
+		pvfs_fatal("rename: cannot relink inode %llu",
 		    (unsigned long long)in->ino);
 	mgr_ns_touch_parent(from, r->time);
 	mgr_ns_touch_parent(to, r->time);
@@ -703,7 +703,7 @@ mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg)
 			if (tail == cap) {
 				cap = cap ? cap * 2 : 64;
 				if ((q = realloc(q, cap * sizeof(*q))) == NULL)
-					fatal("out of memory (snapshot queue)");
+					pvfs_fatal("out of memory (snapshot queue)");
 			}
 			q[tail++] = de->inode;
 		}

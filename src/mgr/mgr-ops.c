@@ -689,7 +689,7 @@ mgr_op_init(void)
 
 		if (op_table[i].fn == NULL || pvfs_msg_size(op, 0) > sizeof(op_req) ||
 		    pvfs_msg_size(op, 1) > sizeof(op_rep))
-			fatal("bug: %s has no handler or too big a body",
+			pvfs_fatal("bug: %s has no handler or too big a body",
 			    pvfs_op_name(op));
 	}
 }
@@ -704,13 +704,13 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 	int status;
 
 	if (op < PVFS_MGR_PING || op >= PVFS_MGR_OP_END) {
-		log_debug("%s: unknown opcode 0x%x", c->dc.name, op);
+		pvfs_log_debug("%s: unknown opcode 0x%x", c->dc.name, op);
 		mgr_conn_reply(c, op, h->reqid, EOPNOTSUPP, NULL);
 		return 0;
 	}
 	memset(&op_req, 0, pvfs_msg_size(op, 0));
 	if (pvfs_msg_decode(op, 0, body, h->body_len, &op_req) != 0) {
-		log_info("%s: malformed %s request", c->dc.name, pvfs_op_name(op));
+		pvfs_log_info("%s: malformed %s request", c->dc.name, pvfs_op_name(op));
 		mgr_conn_reply(c, op, h->reqid, EPROTO, NULL);
 		return -1;
 	}
@@ -727,6 +727,6 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 		status = op_table[op - PVFS_MGR_PING].fn(c, &op_req, &op_rep);
 	mgr_conn_reply(c, op, h->reqid, status, &op_rep);
 	pvfs_msg_free(op, 0, &op_req);
-	log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);
+	pvfs_log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);
 	return 0;
 }

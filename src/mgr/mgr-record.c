@@ -98,11 +98,11 @@ mgr_record_encode(struct pvfs_buf *b, const struct mgr_rec *r)
 	const struct pvfs_field *f = mgr_record_table(MGR_FORMAT, r->type);
 
 	if (f == NULL)
-		fatal("bug: journal record of unknown type %d", r->type);
+		pvfs_fatal("bug: journal record of unknown type %d", r->type);
 	pvfs_buf_put_u8(b, r->type);
 	pvfs_fields_encode(b, f, r);
 	if (b->oom)
-		fatal("out of memory, or an invalid name, encoding a journal record");
+		pvfs_fatal("out of memory, or an invalid name, encoding a journal record");
 }
 
 /* A name in a record must be one valid path component. */
@@ -161,7 +161,7 @@ mgr_record_hdr_encode(struct pvfs_buf *b, const struct mgr_file_hdr *h)
 	pvfs_buf_put(b, mgr_record_magic(h->snapshot), 8);
 	pvfs_fields_encode(b, file_hdr_f, h);
 	if (b->oom)
-		fatal("out of memory (metadata file header)");
+		pvfs_fatal("out of memory (metadata file header)");
 	pvfs_buf_put_u32(b, pvfs_crc32c(0, b->data + start, MGR_HDR_LEN - 4));
 }
 
@@ -190,7 +190,7 @@ mgr_batch_add(struct mgr_batch *b, const struct mgr_rec *r)
 {
 	if (b->buf.len == 0) {
 		if (pvfs_buf_reserve(&b->buf, MGR_BATCH_HDR) != 0)
-			fatal("out of memory (journal batch)");
+			pvfs_fatal("out of memory (journal batch)");
 		b->buf.len = MGR_BATCH_HDR;
 	}
 	mgr_record_encode(&b->buf, r);

@@ -91,7 +91,7 @@ mgr_parse_fsid(const char *s)
 	mgr.want_fsid = strtoull(s, &end, 16);
 	if (errno != 0 || end == s || *end != '\0' || *s == '-' ||
 	    mgr.want_fsid == 0)
-		fatal("bad --fsid: %s (a non-zero hex number)", s);
+		pvfs_fatal("bad --fsid: %s (a non-zero hex number)", s);
 }
 
 static void
@@ -277,7 +277,7 @@ mgr_meta_path(const char *given, const char *name)
 	else if (asprintf(&p, "%s/%s", mgr.metadir, name) == -1)
 		p = NULL;
 	if (p == NULL)
-		fatal("out of memory");
+		pvfs_fatal("out of memory");
 	return p;
 }
 
@@ -287,10 +287,10 @@ mgr_setup_dir(void)
 	char *abs;
 
 	if (pvfs_mkdir_p(opt.metadir, 0700) != 0)
-		fatal("%s: %s", opt.metadir, strerror(errno));
+		pvfs_fatal("%s: %s", opt.metadir, strerror(errno));
 	/* Absolute, so nothing depends on the working directory. */
 	if ((abs = realpath(opt.metadir, NULL)) == NULL)
-		fatal("%s: %s", opt.metadir, strerror(errno));
+		pvfs_fatal("%s: %s", opt.metadir, strerror(errno));
 	mgr.metadir = abs;
 }
 
@@ -308,7 +308,7 @@ mgr_fatal_cause(char *cause, char *path)
 	snprintf(msg, sizeof(msg), "%s", cause != NULL ? cause : path);
 	free(cause);
 	free(path);
-	fatal("%s", msg);
+	pvfs_fatal("%s", msg);
 }
 
 static void
@@ -317,7 +317,7 @@ mgr_load_key(void)
 	char *path = mgr_meta_path(opt.keyfile, "secret"), *cause = NULL;
 
 	if (access(path, F_OK) != 0 && errno == ENOENT)
-		fatal("%s: no key file; make one with 'pvfs-mgr --make-key %s' and "
+		pvfs_fatal("%s: no key file; make one with 'pvfs-mgr --make-key %s' and "
 		    "give the iods the same file (-k)", path, path);
 	if (pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
 		mgr_fatal_cause(cause, path);
@@ -334,7 +334,7 @@ mgr_load_iodtab(void)
 	if ((n = pvfs_iodtab_load(path, MGR_IODTAB_MAX, &mgr.iods, &cause)) < 0)
 		mgr_fatal_cause(cause, path);
 	mgr.niods = (uint32_t)n;
-	log_info("%s: %d iods", path, n);
+	pvfs_log_info("%s: %d iods", path, n);
 	free(path);
 }
 
@@ -351,7 +351,7 @@ mgr_journal_limit(void)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno != 0 || *end != '\0' || v == 0)
-		fatal("PVFS_MGR_JOURNAL_MAX: not a byte count: %s", s);
+		pvfs_fatal("PVFS_MGR_JOURNAL_MAX: not a byte count: %s", s);
 	mgr.journal_max = v;
 }
 
@@ -364,17 +364,17 @@ mgr_listen(void)
 
 	if (pvfs_net_parse_addr(opt.listen, host, sizeof(host), &port,
 	    PVFS_DEFAULT_MGR_PORT) != 0)
-		fatal("bad listen address: %s", opt.listen);
+		pvfs_fatal("bad listen address: %s", opt.listen);
 	/* The Unix socket first: a local client that finds it dead falls
 	 * back to TCP, where it is anonymous, so during a restart on the same
 	 * port TCP must not answer before the socket does. */
 	if (opt.sock != NULL && (mgr.unix_fd = pvfs_unix_listen(opt.sock)) == -1)
-		fatal("listen on %s: %s", opt.sock, strerror(errno));
+		pvfs_fatal("listen on %s: %s", opt.sock, strerror(errno));
 	if (opt.sock != NULL)
-		log_info("listening on %s", opt.sock);
+		pvfs_log_info("listening on %s", opt.sock);
 	if ((fd = pvfs_net_listen(host, port, &bound)) == -1)
-		fatal("listen on %s: %s", opt.listen, strerror(errno));
-	log_info("listening on %s port %u", host, bound);
+		pvfs_fatal("listen on %s: %s", opt.listen, strerror(errno));
+	pvfs_log_info("listening on %s port %u", host, bound);
 	snprintf(text, sizeof(text), "%u", bound);
 	mgr.bound_port = strdup(text);
 	return fd;
@@ -383,7 +383,7 @@ mgr_listen(void)
 static void
 mgr_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
-	log_info("signal %d: shutting down", w->signum);
+	pvfs_log_info("signal %d: shutting down", w->signum);
 	ev_break(loop, EVBREAK_ALL);
 }
 
@@ -394,10 +394,10 @@ mgr_write_files(void)
 
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	if (opt.pidfile != NULL && pvfs_write_file_atomic(opt.pidfile, pid) != 0)
-		fatal("%s: %s", opt.pidfile, strerror(errno));
+		pvfs_fatal("%s: %s", opt.pidfile, strerror(errno));
 	if (opt.portfile != NULL &&
 	    pvfs_write_file_atomic(opt.portfile, mgr.bound_port) != 0)
-		fatal("%s: %s", opt.portfile, strerror(errno));
+		pvfs_fatal("%s: %s", opt.portfile, strerror(errno));
 }
 
 static void
@@ -419,7 +419,7 @@ mgr_shutdown(void)
 	free(mgr.bound_port);
 	free((char *)mgr.metadir);
 	ev_loop_destroy(mgr.loop);
-	log_info("stopped");
+	pvfs_log_info("stopped");
 }
 
 int
@@ -433,7 +433,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	nofile = pvfs_raise_nofile();
 	if (pvfs_log_open("pvfs-mgr", opt.logfile, opt.level) != 0)
-		fatal("%s: %s", opt.logfile, strerror(errno));
+		pvfs_fatal("%s: %s", opt.logfile, strerror(errno));
 	if (opt.cmd != MGR_CMD_NONE)
 		return mgr_backup_main(opt.cmd, opt.metadir, opt.cmd_dir);
 	mgr.start_ms = pvfs_mono_ms();
@@ -449,12 +449,12 @@ main(int argc, char **argv)
 	lfd = mgr_listen();
 	if (!opt.foreground) {
 		if (pvfs_daemonize() != 0)
-			fatal("daemonize: %s", strerror(errno));
+			pvfs_fatal("daemonize: %s", strerror(errno));
 		if (opt.logfile == NULL)
 			pvfs_log_open("pvfs-mgr", "syslog", opt.level);
 	}
 	if ((mgr.loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
-		fatal("cannot start the event loop");
+		pvfs_fatal("cannot start the event loop");
 	ev_signal_init(&sigterm, mgr_signal_cb, SIGTERM);
 	ev_signal_init(&sigint, mgr_signal_cb, SIGINT);
 	ev_signal_start(mgr.loop, &sigterm);
@@ -465,7 +465,7 @@ main(int argc, char **argv)
 	mgr_journal_start(mgr.loop);
 	mgr_iods_start(mgr.loop);
 	mgr_write_files();
-	log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
+	pvfs_log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
 	ev_run(mgr.loop, 0);
 	mgr_shutdown();
 	return 0;

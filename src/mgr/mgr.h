@@ -90,7 +90,7 @@ enum { MGR_ANON_NOBODY, MGR_ANON_REFUSE, MGR_ANON_TRUST };
 #define MGR_NOBODY 65534 /* anonymous and squashed clients act as this */
 /* Parse "nobody", "refuse" or "trust"; 0 or -1. */
 int mgr_auth_policy_parse(const char *s, int *policy);
-/* Open the MUNGE context when --munge is on; fatal if it cannot be. */
+/* Open the MUNGE context when --munge is on; pvfs_fatal if it cannot be. */
 void mgr_auth_init(void);
 void mgr_auth_free(void);
 /* A new connection: a Unix one is identified by the kernel at once. */

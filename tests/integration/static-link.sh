@@ -1,7 +1,8 @@
 #!/bin/sh
 # static-link.sh - a program that links libpvfs.a statically and defines
-# names our internals also use (fatal, log_warn, io_read, conn_close) must
-# link, and the archive must export nothing but the pvfs_* API.
+# names our internals once used (fatal, log_warn, io_read, conn_close) must
+# link, and every global name in the archive must start with pvfs_ (the
+# internals are prefixed; nothing post-processes the archive).
 set -eu
 b=${PVFS_BUILDDIR:-.}
 s=${PVFS_SRCDIR:-.}

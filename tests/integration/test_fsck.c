@@ -434,10 +434,10 @@ test_refused(void **state)
 	ino = make_file("/pvfs/fsck/guarded", seed);
 	assert_int_equal(inolist_as(4242), EACCES);
 	/* The library's connection is identified as root (as pvfs-fsck's). */
-	check_ok(admin_fs("/pvfs", &fs));
-	assert_errno(admin_inolist(fs, 1, PVFS_INOLIST_SPAN + 1, &rep), EINVAL);
+	check_ok(pvfs_admin_fs("/pvfs", &fs));
+	assert_errno(pvfs_admin_inolist(fs, 1, PVFS_INOLIST_SPAN + 1, &rep), EINVAL);
 	memset(&rep, 0, sizeof(rep));
-	check_ok(admin_inolist(fs, 1, PVFS_INOLIST_SPAN, &rep));
+	check_ok(pvfs_admin_inolist(fs, 1, PVFS_INOLIST_SPAN, &rep));
 	assert_true(rep.next_ino > ino);
 	assert_int_equal(rep.cap.rights, PVFS_R_ADMIN);
 	assert_int_equal(iod_list_with(&rep.cap), 0);
@@ -496,8 +496,8 @@ test_paging(void **state)
 	plant(path, 1);
 	snprintf(path, sizeof(path), "%s/iod0/05/0%" PRIu64, c.dir, HIGH_INO + 5);
 	plant(path, 1);
-	check_ok(admin_fs("/pvfs", &fs));
-	check_ok(admin_inolist(fs, 0, 0, &ml));
+	check_ok(pvfs_admin_fs("/pvfs", &fs));
+	check_ok(pvfs_admin_inolist(fs, 0, 0, &ml));
 	do {
 		memset(&r, 0, sizeof(r));
 		assert_int_equal(iod_list_page(&ml.cap, 5, after, after_gen,

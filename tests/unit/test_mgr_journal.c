@@ -265,7 +265,7 @@ child_main(const char *via, const char *dir)
 }
 
 /* Run child_main in a new process (this program run again: under
- * valgrind it runs natively, so the leaks of a fatal exit are not ours):
+ * valgrind it runs natively, so the leaks of a pvfs_fatal exit are not ours):
  * its exit status, with what it logged in err. */
 static int
 child_load(int via, char *err, size_t errlen)

@@ -39,6 +39,7 @@ static uint64_t jr_ckpt_at;      /* checkpoint when jr_size reaches this */
 static uint64_t jr_seq;          /* the last batch written */
 static uint64_t jr_salt;         /* of journal.<jr_gen> */
 static struct mgr_batch jr_pending; /* records not yet written */
+static void (*jr_durable)(void);    /* told when a batch is on disk */
 static uint64_t jr_fsid;
 static ev_prepare jr_prepare;
 
@@ -533,7 +534,8 @@ mgr_journal_commit(void)
 	mgr_batch_reset(&jr_pending);
 	if (jr_pending.buf.cap > (4u << 20))
 		pvfs_buf_free(&jr_pending.buf);
-	mgr_conn_release_all();
+	if (jr_durable != NULL)
+		jr_durable();
 	if (jr_size >= jr_ckpt_at)
 		mgr_journal_checkpoint();
 }
@@ -545,8 +547,9 @@ mgr_journal_prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 }
 
 void
-mgr_journal_start(struct ev_loop *loop)
+mgr_journal_start(struct ev_loop *loop, void (*durable)(void))
 {
+	jr_durable = durable;
 	ev_prepare_init(&jr_prepare, mgr_journal_prepare_cb);
 	ev_prepare_start(loop, &jr_prepare);
 }

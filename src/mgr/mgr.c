@@ -462,7 +462,7 @@ main(int argc, char **argv)
 	mgr_conn_listen(lfd);
 	if (opt.sock != NULL)
 		mgr_conn_listen_unix(mgr.unix_fd);
-	mgr_journal_start(mgr.loop);
+	mgr_journal_start(mgr.loop, mgr_conn_release_all);
 	mgr_iods_start(mgr.loop);
 	mgr_write_files();
 	pvfs_log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);

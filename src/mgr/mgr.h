@@ -345,9 +345,11 @@ void mgr_journal_open(const char *metadir);
 /* Apply a mutation to the name space and append it to the pending batch. */
 void mgr_journal_log(const struct mgr_rec *r);
 int mgr_journal_pending(void);
-/* Write and fdatasync the pending batch, then release held replies. */
+/* Write and fdatasync the pending batch, then call the durable hook. */
 void mgr_journal_commit(void);
-void mgr_journal_start(struct ev_loop *loop);
+/* Commit once per loop iteration (an ev_prepare watcher); durable() runs
+ * after every batch reaches the disk (the mgr releases held replies). */
+void mgr_journal_start(struct ev_loop *loop, void (*durable)(void));
 void mgr_journal_close(void);
 uint64_t mgr_journal_fsid(void);
 /* Make dir/journal.<gen> with only its header, durable: its descriptor

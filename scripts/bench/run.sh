@@ -60,9 +60,7 @@ for s in 4K 16K 64K 256K 1M; do
 done
 bench meta -c 1 -n "$FILES"
 bench meta -c 4 -n "$FILES"
-if "$B/pvfs-bench" --version | grep -q '^jobs:.* noncontig'; then
-	bench noncontig -s "$SWEEP"
-fi
+bench noncontig -s "$SWEEP"
 
 echo
 echo "summary (MB/s = 10^6 B/s; each figure the second of three runs; ratios as in the targets)"

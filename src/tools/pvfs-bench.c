@@ -39,7 +39,6 @@ usage(FILE *f)
 "       " PROG " tcp-sink HOST:PORT   receive one TCP stream, print MB/s\n"
 "       " PROG " tcp-send HOST:PORT [--size N] [--block N]\n"
 "       " PROG " noncontig [--size N] [--region N] [--path DIR]\n"
-"                             (when built with it: see --version)\n"
 "       " PROG " mpiio [-c N] [--size N] [--block N] [--path P]\n"
 "                             native vs MPI-IO in the same N ranks (mpiexec\n"
 "                             $PVFS_MPIEXEC runs $PVFS_BENCH_MPIIO; make romio)\n"

@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 
 #define CAP_SIGNED_LEN 48
 

@@ -11,7 +11,10 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
-#include "pvfs-proto.h"
+/* Limits and value types only: the wire's messages, opcodes and codec are
+ * in pvfs-proto.h, which the tools and the shim never see
+ * (tests/tools/layers.sh). */
+#include "pvfs-types.h"
 
 #define PVFS_DEFAULT_MGR_PORT 3000
 #define PVFS_DEFAULT_IOD_PORT 7000
@@ -107,6 +110,11 @@ uint64_t pvfs_stripe_share(const struct pvfs_pattern *pat, uint32_t pcount,
 /* Bytes of pat held by iod rel that lie below logical offset end. */
 uint64_t pvfs_stripe_share_below(const struct pvfs_pattern *pat,
     uint32_t pcount, uint32_t ssize, uint32_t rel, uint64_t end);
+/* Pattern sanity: 0 or -EINVAL. */
+int pvfs_pattern_check(const struct pvfs_pattern *p);
+/* A segment list's sanity: count, each pattern, order, no overlap, total
+ * bytes below 2^63.  0 or -EINVAL. */
+int pvfs_list_check(const struct pvfs_pattern *seg, uint32_t nseg);
 /* Bytes of pat's stream, its end (1 + last offset), and how many of its
  * stream's bytes lie below size (a prefix: blocks are in order). */
 uint64_t pvfs_pattern_bytes(const struct pvfs_pattern *pat);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 
 #define DCONN_ACCEPT_BATCH 64 /* accepts per wake-up */
 #define DCONN_LISTENERS 2     /* TCP and Unix */

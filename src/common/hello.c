@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 
 #define HELLO_REQ_TAG "pvfs-hello"
 #define HELLO_REP_TAG "pvfs-hello-reply"

@@ -2,7 +2,8 @@
 # and daemon plumbing that the daemons, the library and the tools share.
 noinst_LTLIBRARIES += libpvfs-common.la
 libpvfs_common_la_SOURCES = \
-	src/common/common.h src/common/pvfs-proto.h src/common/proto-table.h \
+	src/common/common.h src/common/pvfs-types.h src/common/pvfs-proto.h \
+	src/common/proto-table.h \
 	src/common/buf.c src/common/proto-codec.c src/common/proto-msgs.c \
 	src/common/cap.c src/common/stripe.c src/common/sha256.c \
 	src/common/siphash.c src/common/crc32c.c src/common/hello.c \

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 #include "proto-table.h"
 
 void

@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 #include "proto-table.h"
 
 static const struct pvfs_field none_f[] = { PVFS_FEND };

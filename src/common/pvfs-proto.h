@@ -7,7 +7,8 @@
  * by a data stream whose length is given in the body.
  *
  * Bump PVFS_PROTO_VERSION on ANY change to a header, an opcode or a body
- * shape below; peers with another version are refused.
+ * shape below or in pvfs-types.h (the limits and value types the code
+ * shares without seeing the wire); peers with another version are refused.
  */
 #ifndef PVFS_PROTO_H
 #define PVFS_PROTO_H
@@ -15,34 +16,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pvfs-types.h"
+
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
 #define PVFS_PROTO_VERSION 5
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
-#define PVFS_PATH_MAX 4096 /* bytes in a path, NUL excluded */
-#define PVFS_NAME_MAX 255  /* bytes in one path component */
-#define PVFS_HOST_MAX 255
-#define PVFS_MAX_GROUPS 32
-#define PVFS_MAX_IODS 1024
 #define PVFS_READDIR_MAX 1024  /* entries in one readdir reply */
 #define PVFS_MAC_LEN 32
-#define PVFS_PATTERN_MAX_COUNT (1u << 24) /* blocks in one pattern */
-#define PVFS_LIST_MAX 16384 /* segments in one READ_LIST/WRITE_LIST (512 KiB) */
-/* Steps of share computation one READ_LIST/WRITE_LIST may cost an iod
- * (pvfs_list_work: sum over segments of min(count, period)).  A list
- * request whose work exceeds it is refused with EINVAL; clients split
- * their lists into requests that stay within it.  One segment alone always
- * fits: its work is at most its count, <= PVFS_PATTERN_MAX_COUNT. */
-#define PVFS_LIST_MAX_WORK (1u << 24)
 /* Inode numbers one MGR_INOLIST covers: its reply (28 bytes a file) fits
  * in PVFS_MAX_BODY. */
 #define PVFS_INOLIST_SPAN 16384
 #define PVFS_STRIPELIST_MAX 16384 /* entries in one IOD_LIST reply */
-#define PVFS_SOCK_MAX 107 /* bytes in a Unix socket path (sun_path - NUL) */
 #define PVFS_AUTH_MAX 4096 /* bytes in an AUTH credential */
-#define PVFS_SSIZE_MIN 512
-#define PVFS_SSIZE_MAX (64u << 20)
 #define PVFS_DIST_DEFAULT 0xffffffffu /* in a request: use the default */
 
 /* Frame header.  status is 0 in requests; in replies 0 or a positive errno
@@ -127,17 +114,6 @@ enum pvfs_op {
 #define PVFS_SA_MTIME_NOW 0x40u
 #define PVFS_SA_ALL 0x7fu
 
-/* The caller's identity as the client claims it. */
-struct pvfs_cred {
-	uint32_t uid, gid, ngroups;
-	uint32_t groups[PVFS_MAX_GROUPS];
-};
-
-/* A file's distribution; stripe s lives on iod (base + s % pcount) % niods. */
-struct pvfs_dist {
-	uint32_t base, pcount, ssize;
-};
-
 struct pvfs_attr {
 	uint64_t ino;
 	uint32_t mode, nlink, uid, gid;
@@ -163,26 +139,9 @@ struct pvfs_cap {
 	uint8_t mac[PVFS_MAC_LEN];
 };
 
-/* A regular strided access pattern over logical file offsets: count blocks
- * of gsize bytes, block i starting at offset + i * stride.  Contiguous
- * access is count = 1.  Valid: gsize > 0, count > 0, stride >= gsize when
- * count > 1, count <= PVFS_PATTERN_MAX_COUNT (bounds the work one request
- * costs an iod), and the last byte below 2^63. */
-struct pvfs_pattern {
-	uint64_t offset, gsize, stride, count;
-};
-
 /* Bodies that carry nothing. */
 struct pvfs_none {
 	uint8_t unused;
-};
-
-struct pvfs_iod_addr {
-	char host[PVFS_HOST_MAX + 1];
-	uint16_t port;
-	/* The iod's Unix socket, "" if none: clients on the iod's host (one
-	 * of whose addresses is host) connect there instead. */
-	char sock[PVFS_SOCK_MAX + 1];
 };
 
 struct pvfs_dirent_wire {
@@ -296,9 +255,8 @@ struct pvfs_mgr_inolist_rep {
  * gid (groups from the mgr's NSS) and the reply says which; a bad,
  * expired or replayed credential gets EACCES and leaves the connection
  * as it was. */
-#define PVFS_AUTH_MUNGE 1
 struct pvfs_mgr_auth_req {
-	uint32_t method; /* PVFS_AUTH_* */
+	uint32_t method; /* PVFS_AUTH_* (pvfs-types.h) */
 	char cred[PVFS_AUTH_MAX + 1];
 };
 struct pvfs_mgr_auth_rep {
@@ -500,11 +458,5 @@ void pvfs_hello_req_mac(const struct pvfs_iod_hello_req *r, const uint8_t *key,
     size_t keylen, uint8_t mac[PVFS_MAC_LEN]);
 void pvfs_hello_rep_mac(const struct pvfs_iod_hello_rep *r, uint64_t nonce,
     const uint8_t *key, size_t keylen, uint8_t mac[PVFS_MAC_LEN]);
-
-/* Pattern sanity (stripe.c): 0 or -EINVAL. */
-int pvfs_pattern_check(const struct pvfs_pattern *p);
-/* A segment list's sanity: count, each pattern, order, no overlap, total
- * bytes below 2^63.  0 or -EINVAL. */
-int pvfs_list_check(const struct pvfs_pattern *seg, uint32_t nseg);
 
 #endif /* PVFS_PROTO_H */

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 #include "dconn.h"
 
 #define IOD_DEFAULT_DATADIR PVFS_DEFAULT_DATADIR

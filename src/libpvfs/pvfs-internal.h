@@ -20,6 +20,7 @@
 #include "common.h"
 #include "pvfs.h"
 #include "pvfs-client.h"
+#include "pvfs-proto.h"
 
 #define PVFS_DEFAULT_TIMEOUT_MS 30000
 

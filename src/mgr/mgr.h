@@ -10,6 +10,7 @@
 #include <ev.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 #include "dconn.h"
 
 /* ---- mgr-server.c: the daemon's settings (mgr.c: options, start-up,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 
 /* The n-th opcode of both ranges, so a new message is fuzzed the day it is
  * added to enum pvfs_op. */

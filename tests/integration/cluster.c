@@ -24,6 +24,7 @@
 #include <sys/time.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 #include "pvfs.h"
 #include "cluster.h"
 

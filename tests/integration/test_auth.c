@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 #include "pvfs.h"
 #include "cluster.h"
 

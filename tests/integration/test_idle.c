@@ -28,6 +28,7 @@
 
 #include "pvfs.h"
 #include "common.h"
+#include "pvfs-proto.h"
 #include "cluster.h"
 #include "procinfo.h"
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 
 static void
 hex(const uint8_t *p, size_t n, char *out)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 
 struct keydir {
 	char dir[64];

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 
 static uint64_t rng_state;
 

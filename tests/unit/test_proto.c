@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "common.h"
+#include "pvfs-proto.h"
 #include "proto-table.h"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;

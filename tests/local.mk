@@ -8,7 +8,9 @@ tests_libpvfs_harness_la_SOURCES = \
 	tests/integration/cluster.c tests/integration/cluster.h \
 	tests/integration/procinfo.c tests/integration/procinfo.h \
 	tests/integration/fsck-run.c tests/integration/fsck-run.h \
-	tests/unit/mgr-test.c tests/unit/mgr-test.h
+	tests/integration/files.c tests/integration/files.h \
+	tests/unit/mgr-test.c tests/unit/mgr-test.h \
+	tests/unit/xorshift.c tests/unit/xorshift.h
 AM_CFLAGS += $(CMOCKA_CFLAGS)
 HARNESS = tests/libpvfs-harness.la
 TEST_LIBS = libpvfs-common.la $(CMOCKA_LIBS) $(PTHREAD_LIBS)

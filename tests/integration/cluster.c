@@ -268,21 +268,41 @@ cluster_start_again(struct cluster *c)
 	return cluster_launch(c, "start again");
 }
 
+/* DIR/run/DAEMON.EXT, where pvfs-local keeps what a daemon left. */
+static FILE *
+cluster_run_open(struct cluster *c, const char *daemon, const char *ext)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/run/%s.%s", c->dir, daemon, ext);
+	return fopen(path, "r");
+}
+
+/* The number in DIR/run/DAEMON.EXT, or -1. */
+static long
+cluster_run_number(struct cluster *c, const char *daemon, const char *ext)
+{
+	FILE *f = cluster_run_open(c, daemon, ext);
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+FILE *
+cluster_log(struct cluster *c, const char *daemon)
+{
+	return cluster_run_open(c, daemon, "log");
+}
+
 static pid_t
 cluster_pid(struct cluster *c, const char *daemon)
 {
-	char path[PATH_MAX + 64];
-	FILE *f;
-	long pid = -1;
-
-	snprintf(path, sizeof(path), "%s/run/%s.pid", c->dir, daemon);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	if (fscanf(f, "%ld", &pid) != 1)
-		pid = -1;
-	fclose(f);
-	return (pid_t)pid;
+	return (pid_t)cluster_run_number(c, daemon, "pid");
 }
 
 /* 1 while pid exists and is not a zombie. */
@@ -332,18 +352,7 @@ cluster_kill(struct cluster *c, const char *daemon, int sig)
 int
 cluster_port(struct cluster *c, const char *daemon)
 {
-	char path[PATH_MAX + 64];
-	FILE *f;
-	int port = -1;
-
-	snprintf(path, sizeof(path), "%s/run/%s.port", c->dir, daemon);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	if (fscanf(f, "%d", &port) != 1)
-		port = -1;
-	fclose(f);
-	return port;
+	return (int)cluster_run_number(c, daemon, "port");
 }
 
 char *
@@ -354,6 +363,17 @@ cluster_path(struct cluster *c, const char *rel, char *buf)
 		rel++;
 	snprintf(buf, PATH_MAX, "/pvfs%s%s", *rel ? "/" : "", rel);
 	return buf;
+}
+
+int
+cluster_create(struct cluster *c, const char *rel, int flags, int base,
+    int pcount, int ssize)
+{
+	char path[PATH_MAX];
+	struct pvfs_filestat fs = {base, pcount, ssize, 0, 0};
+
+	return pvfs_open(cluster_path(c, rel, path),
+	    O_CREAT | O_RDWR | PVFS_O_META | flags, 0644, &fs);
 }
 
 char *
@@ -450,6 +470,38 @@ cluster_finish(struct cluster *c, int rc)
 		    " (replay with PVFS_TEST_SEED=%" PRIu64 ")\n",
 		    seeds[i].what, seeds[i].seed, seeds[i].seed);
 	return rc;
+}
+
+/* The group cluster_run_group runs: cmocka's fixtures take no argument. */
+static struct cluster *group_c;
+static int group_niods;
+static int (*group_ready)(void);
+
+static int
+cluster_group_setup(void **state)
+{
+	(void)state;
+	if (cluster_start(group_c, group_niods) != 0)
+		return -1;
+	return group_ready != NULL ? group_ready() : 0;
+}
+
+static int
+cluster_group_teardown(void **state)
+{
+	(void)state;
+	return cluster_stop(group_c);
+}
+
+int
+cluster_run_group(struct cluster *c, int niods, int (*ready)(void),
+    const char *name, const struct CMUnitTest *tests, size_t ntests)
+{
+	group_c = c;
+	group_niods = niods;
+	group_ready = ready;
+	return cluster_finish(c, _cmocka_run_group_tests(name, tests, ntests,
+	    cluster_group_setup, cluster_group_teardown));
 }
 
 long
@@ -635,6 +687,15 @@ shadow_check_fd(const struct shadow *s, int fd, char *why, size_t whylen)
 	return 0;
 }
 
+void
+shadow_assert_fd(const struct shadow *s, int fd, const char *what)
+{
+	char why[256];
+
+	if (shadow_check_fd(s, fd, why, sizeof(why)) < 0)
+		fail_msg("%s: %s", what, why);
+}
+
 /* ---- patterns ---- */
 
 static unsigned char
@@ -665,6 +726,17 @@ pattern_check(const void *buf, size_t n, uint64_t off, uint64_t seed)
 		if (p[i] != pattern_byte(off + i, seed))
 			return (ssize_t)i;
 	return -1;
+}
+
+size_t
+first_diff(const void *a, const void *b, size_t n)
+{
+	const unsigned char *p = a, *q = b;
+	size_t k = 0;
+
+	while (k < n && p[k] == q[k])
+		k++;
+	return k;
 }
 
 ssize_t
@@ -761,6 +833,19 @@ raw_send_frame(int fd, uint16_t op, int reply, const void *msg)
 	assert_int_equal(pvfs_frame_encode(&b, op, 42, reply, 0, msg), 0);
 	raw_send(fd, b.data, b.len);
 	pvfs_buf_free(&b);
+}
+
+int
+raw_request(struct cluster *c, const char *daemon, uint16_t op,
+    const void *msg)
+{
+	struct pvfs_hdr h;
+	int fd = raw_connect(c, daemon, 10), st;
+
+	raw_send_frame(fd, op, 0, msg);
+	st = raw_status(fd, &h);
+	close(fd);
+	return st;
 }
 
 void

@@ -5,6 +5,11 @@
  *
  * Usage in a cmocka test program:
  *   static struct cluster c;
+ *   int main(void) {
+ *           const struct CMUnitTest tests[] = { ... };
+ *           return cluster_run_tests(&c, 4, NULL, tests);
+ *   }
+ * or, with fixtures of its own:
  *   static int setup(void **s) { return cluster_start(&c, 4); }
  *   static int teardown(void **s) { return cluster_stop(&c); }
  *   int main(void) {
@@ -23,6 +28,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -52,6 +58,10 @@ int cluster_kill(struct cluster *c, const char *daemon, int sig);
 int cluster_port(struct cluster *c, const char *daemon);
 /* "/pvfs/<rel>" ("/pvfs" for "") into buf (PATH_MAX bytes); returns buf. */
 char *cluster_path(struct cluster *c, const char *rel, char *buf);
+/* pvfs_open of "/pvfs/<rel>" with O_CREAT | O_RDWR | flags, mode 0644 and
+ * the distribution (base, pcount, ssize; -1 asks for the default). */
+int cluster_create(struct cluster *c, const char *rel, int flags, int base,
+    int pcount, int ssize);
 /* Path of iod k's stripe file of (ino, gen) into buf: DIR/iodK/XX/INO for
  * gen 0, DIR/iodK/XX/INO.<gen in 16 hex digits> otherwise.  Returns buf. */
 char *cluster_stripe_name(struct cluster *c, int k, uint64_t ino,
@@ -62,11 +72,23 @@ char *cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf);
 /* 1 if iod k holds a stripe file for ino, of any gen (upper- or lower-case
  * XX), else 0. */
 int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino);
+/* The daemon's log (DIR/run/NAME.log) open for reading, or NULL. */
+FILE *cluster_log(struct cluster *c, const char *daemon);
 /* Print the tail of every daemon log to stderr. */
 void cluster_show_logs(struct cluster *c);
 /* After the tests: rc != 0 keeps the dir and prints logs and seeds; rc == 0
  * removes the dir.  Returns rc. */
 int cluster_finish(struct cluster *c, int rc);
+
+/* Run the cmocka group tests on c: start it with niods iods, then call
+ * ready (if not NULL: what the tests need of the running file system, 0 or
+ * -1), run the tests, stop it; cluster_finish.  Returns main's status. */
+#define cluster_run_tests(c, niods, ready, tests)                              \
+	cluster_run_group((c), (niods), (ready), #tests, (tests),              \
+	    sizeof(tests) / sizeof((tests)[0]))
+struct CMUnitTest;
+int cluster_run_group(struct cluster *c, int niods, int (*ready)(void),
+    const char *name, const struct CMUnitTest *tests, size_t ntests);
 
 /* A deterministic PRNG (splitmix64).  The seed comes from
  * $PVFS_TEST_SEED when set, else from the clock; it is printed at once and
@@ -95,12 +117,16 @@ size_t shadow_expect_len(const struct shadow *s, uint64_t off, size_t n);
 /* Compare the whole file behind pvfs fd (size by pvfs_fstat, bytes by
  * pvfs_pread) with the shadow.  0, or -1 with a message in why. */
 int shadow_check_fd(const struct shadow *s, int fd, char *why, size_t whylen);
+/* The same, failing the test with what and the difference. */
+void shadow_assert_fd(const struct shadow *s, int fd, const char *what);
 
 /* A byte pattern that depends on (seed, file offset) only, for files too
  * large for a shadow or checked after a restart. */
 void pattern_fill(void *buf, size_t n, uint64_t off, uint64_t seed);
 /* Index of the first byte that differs from the pattern, or -1. */
 ssize_t pattern_check(const void *buf, size_t n, uint64_t off, uint64_t seed);
+/* Index of the first byte where a and b differ, or n. */
+size_t first_diff(const void *a, const void *b, size_t n);
 /* Index of the first non-zero byte, or -1. */
 ssize_t first_nonzero(const void *buf, size_t n);
 
@@ -140,6 +166,10 @@ int raw_read(int fd, void *p, size_t n);
 int raw_status(int fd, struct pvfs_hdr *h);
 /* Encode msg as a frame of op (request or reply) and send it. */
 void raw_send_frame(int fd, uint16_t op, int reply, const void *msg);
+/* Request op (msg) of daemon on a connection of its own (receiving for at
+ * most 10 s): the reply's status, as raw_status, its body unread. */
+int raw_request(struct cluster *c, const char *daemon, uint16_t op,
+    const void *msg);
 /* The connection ends (EOF or reset) rather than hanging. */
 void raw_assert_closed(int fd);
 /* MGR_OPEN of path (inside the file system, "/x") as root with flags,

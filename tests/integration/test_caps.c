@@ -455,14 +455,13 @@ test_no_reach_by_inode(void **state)
 	assert_int_equal(mgr_readdir_as(1003, subino), 0);
 }
 
+/* The cluster's key, to forge capabilities with; files /a and /b. */
 static int
-group_setup(void **state)
+group_ready(void)
 {
 	char path[PATH_MAX], *cause = NULL;
 	struct rng r;
 
-	if (cluster_start(&c, NIODS) != 0)
-		return -1;
 	snprintf(path, sizeof(path), "%s/secret", c.dir);
 	if (pvfs_key_load(path, key, &keylen, &cause) != 0) {
 		fprintf(stderr, "%s\n", cause);
@@ -474,12 +473,6 @@ group_setup(void **state)
 	/* /b is created right after /a: its inode is /a's plus one. */
 	return write_file("a", data_a) == 0 && write_file("b", data_b) == 0 ?
 	    0 : -1;
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
 }
 
 int
@@ -495,7 +488,6 @@ main(void)
 		cmocka_unit_test(test_mgr_grants_by_mode),
 		cmocka_unit_test(test_no_reach_by_inode),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, NIODS, group_ready, tests);
 }

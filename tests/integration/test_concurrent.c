@@ -30,19 +30,6 @@
 static struct cluster c;
 static struct rng rng;
 
-static int
-group_setup(void **state)
-{
-	rng_init(&rng, "test_concurrent");
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
 struct layout {
 	const char *path;
 	int base, pcount, ssize;
@@ -388,7 +375,6 @@ main(void)
 		cmocka_unit_test(test_threads_concurrent_io),
 		cmocka_unit_test(test_fork_while_reading),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-
-	return cluster_finish(&c, rc);
+	rng_init(&rng, "test_concurrent");
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

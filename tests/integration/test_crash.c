@@ -31,19 +31,11 @@
 static struct cluster c;
 static struct rng rng;
 
+/* The directory the tests work in. */
 static int
-group_setup(void **state)
+group_ready(void)
 {
-	rng_init(&rng, "test_crash");
-	if (cluster_start(&c, NIODS) < 0)
-		return -1;
 	return pvfs_mkdir("/pvfs/crash", 0755) < 0 ? -1 : 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
 }
 
 /* Per cycle: which indices were acknowledged. */
@@ -267,7 +259,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mgr_sigkill_during_creates),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 
-	return cluster_finish(&c, rc);
+	rng_init(&rng, "test_crash");
+	return cluster_run_tests(&c, NIODS, group_ready, tests);
 }

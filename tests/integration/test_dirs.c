@@ -29,18 +29,6 @@
 
 static struct cluster c;
 
-static int
-group_setup(void **state)
-{
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
 static const char *
 P(const char *rel)
 {
@@ -481,7 +469,5 @@ main(void)
 		cmocka_unit_test(test_utimes_on_file_with_data),
 		cmocka_unit_test(test_statfs_sane),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

@@ -27,12 +27,10 @@
 
 static struct cluster c;
 
+/* A small tree the tests share. */
 static int
-group_setup(void **state)
+group_ready(void)
 {
-	if (cluster_start(&c, NIODS) < 0)
-		return -1;
-	/* A small tree the tests share. */
 	if (pvfs_mkdir("/pvfs/dir", 0755) < 0 ||
 	    pvfs_mkdir("/pvfs/dir/sub", 0755) < 0)
 		return -1;
@@ -44,12 +42,6 @@ group_setup(void **state)
 	if (fd < 0 || pvfs_close(fd) < 0)
 		return -1;
 	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
 }
 
 static void
@@ -410,7 +402,6 @@ main(void)
 		cmocka_unit_test(test_enametoolong),
 		cmocka_unit_test(test_einval_bad_distribution),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, NIODS, group_ready, tests);
 }

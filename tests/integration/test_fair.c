@@ -396,12 +396,11 @@ static int
 refusals_logged(const char *daemon, const char *who, char *seen,
     size_t len)
 {
-	char path[PATH_MAX + 64], line[1024];
+	char line[1024];
 	int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/run/%s.log", c.dir, daemon);
-	if ((f = fopen(path, "r")) == NULL)
+	if ((f = cluster_log(&c, daemon)) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		if (strstr(line, "refus") == NULL || strstr(line, who) == NULL)

@@ -43,19 +43,11 @@ static struct cluster c;
 static struct rng rng;
 static char out[1 << 16];
 
+/* The directory the tests work in. */
 static int
-group_setup(void **state)
+group_ready(void)
 {
-	rng_init(&rng, "test_fsck");
-	if (cluster_start(&c, NIODS) < 0)
-		return -1;
 	return pvfs_mkdir("/pvfs/fsck", 0755) < 0 ? -1 : 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
 }
 
 /* Write a file of FILE_BYTES of pattern seed; its inode. */
@@ -353,17 +345,12 @@ static int
 inolist_as(uint32_t uid)
 {
 	struct pvfs_mgr_inolist_req req;
-	struct pvfs_hdr h;
-	int fd = raw_connect(&c, "mgr", 10), st;
 
 	memset(&req, 0, sizeof(req));
 	req.cred.uid = req.cred.gid = uid;
 	req.first = 1;
 	req.count = 16;
-	raw_send_frame(fd, PVFS_MGR_INOLIST, 0, &req);
-	st = raw_status(fd, &h);
-	close(fd);
-	return st;
+	return raw_request(&c, "mgr", PVFS_MGR_INOLIST, &req);
 }
 
 /* IOD_LIST on iod0 of subdirectory sub after (after, after_gen), at most
@@ -408,16 +395,11 @@ static int
 iod_purge_with(const struct pvfs_cap *cap, uint64_t ino)
 {
 	struct pvfs_iod_purge_req req;
-	struct pvfs_hdr h;
-	int fd = raw_connect(&c, "iod0", 10), st;
 
 	memset(&req, 0, sizeof(req));
 	req.cap = *cap;
 	req.ino = ino;
-	raw_send_frame(fd, PVFS_IOD_PURGE, 0, &req);
-	st = raw_status(fd, &h);
-	close(fd);
-	return st;
+	return raw_request(&c, "iod0", PVFS_IOD_PURGE, &req);
 }
 
 /* Only uid 0 (or the mgr's own uid) gets the list and the ADMIN
@@ -544,7 +526,7 @@ main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_paging),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 
-	return cluster_finish(&c, rc);
+	rng_init(&rng, "test_fsck");
+	return cluster_run_tests(&c, NIODS, group_ready, tests);
 }

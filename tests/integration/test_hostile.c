@@ -181,27 +181,20 @@ static void test_malformed_body(void **state) { each_daemon(attack_malformed_bod
 static void test_unknown_opcode(void **state) { each_daemon(attack_unknown_opcode); }
 static void test_truncated_frames(void **state) { each_daemon(attack_truncated); }
 
+/* The file the attacks aim at. */
 static int
-group_setup(void **state)
+group_ready(void)
 {
 	char path[PATH_MAX];
 	size_t i;
 	int fd;
 
-	if (cluster_start(&c, NIODS) != 0)
-		return -1;
 	for (i = 0; i < DATA_LEN; i++)
 		data[i] = (uint8_t)(i * 31 + i / 65536);
 	fd = pvfs_open(cluster_path(&c, "data", path), O_CREAT | O_WRONLY, 0644);
 	if (fd < 0 || pvfs_write(fd, data, DATA_LEN) != DATA_LEN || pvfs_close(fd) != 0)
 		return -1;
 	return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
 }
 
 int
@@ -216,7 +209,6 @@ main(void)
 		cmocka_unit_test(test_unknown_opcode),
 		cmocka_unit_test(test_truncated_frames),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, NIODS, group_ready, tests);
 }

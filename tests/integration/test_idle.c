@@ -43,19 +43,6 @@ static struct cluster c;
 static struct rng rng;
 static const char *daemons[] = { "mgr", "iod0", "iod1" };
 
-static int
-group_setup(void **state)
-{
-	rng_init(&rng, "test_idle");
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
 /* Seconds from t0 (taken before fd connected or last sent: the daemon's
  * clock starts after it) until the daemon closes fd; fails past the
  * receive bound. */
@@ -211,12 +198,11 @@ test_busy_peer_kept(void **state)
 static int
 idle_closes(const char *daemon)
 {
-	char path[PATH_MAX + 64], line[1024];
+	char line[1024];
 	int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/run/%s.log", c.dir, daemon);
-	if ((f = fopen(path, "r")) == NULL)
+	if ((f = cluster_log(&c, daemon)) == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f) != NULL)
 		n += strstr(line, "idle timeout") != NULL;
@@ -372,7 +358,6 @@ main(void)
 		cmocka_unit_test(test_emfile_evicts_cached_file),
 	};
 	struct rlimit rl;
-	int rc;
 
 	/* Daemons inherit a soft limit below the hard one and must raise it. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max > 512) {
@@ -382,6 +367,6 @@ main(void)
 	setenv("PVFS_IDLE_TIMEOUT", "1", 1);
 	/* Idle closes are logged at debug level. */
 	setenv("PVFS_LOCAL_LOGLEVEL", "debug", 1);
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-	return cluster_finish(&c, rc);
+	rng_init(&rng, "test_idle");
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

@@ -29,36 +29,11 @@
 
 static struct cluster c;
 
-static int
-group_setup(void **state)
-{
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
-/* Create path with a given distribution; -1 fields ask for defaults. */
+/* Create rel with a given distribution; -1 fields ask for defaults. */
 static int
 create_dist(const char *rel, int base, int pcount, int ssize)
 {
-	char path[PATH_MAX];
-	struct pvfs_filestat fs = {base, pcount, ssize, 0, 0};
-
-	return pvfs_open(cluster_path(&c, rel, path),
-	    O_CREAT | O_RDWR | PVFS_O_META, 0644, &fs);
-}
-
-static void
-check_shadow(const struct shadow *s, int fd, const char *what)
-{
-	char why[256];
-
-	if (shadow_check_fd(s, fd, why, sizeof(why)) < 0)
-		fail_msg("%s: %s", what, why);
+	return cluster_create(&c, rel, 0, base, pcount, ssize);
 }
 
 static void
@@ -69,17 +44,6 @@ write_all(int fd, const void *buf, size_t n, uint64_t off)
 	if (w < 0 || (size_t)w != n)
 		fail_msg("pwrite(%zu at %" PRIu64 ") = %zd: %s", n, off, w,
 		    w < 0 ? strerror(errno) : "short");
-}
-
-static size_t
-first_diff(const unsigned char *a, const unsigned char *b,
-    size_t n)
-{
-	size_t k = 0;
-
-	while (k < n && a[k] == b[k])
-		k++;
-	return k;
 }
 
 /* A random (offset, length) for a file with stripe size ssize. */
@@ -172,7 +136,7 @@ random_io_one(int base, int pcount, int ssize, int nops)
 	}
 	print_message("%s: wrote %" PRIu64 " bytes, read %" PRIu64 ", file "
 	    "size %zu\n", what, written, nread, s.size);
-	check_shadow(&s, fd, what);
+	shadow_assert_fd(&s, fd, what);
 	check_ok(pvfs_close(fd));
 	/* A second open sees the same distribution and bytes. */
 	fd = check_ok(pvfs_open(cluster_path(&c, name, what), O_RDONLY));
@@ -183,7 +147,7 @@ random_io_one(int base, int pcount, int ssize, int nops)
 		assert_int_equal(got.pcount, pcount);
 		assert_int_equal(got.ssize, ssize);
 	}
-	check_shadow(&s, fd, name);
+	shadow_assert_fd(&s, fd, name);
 	check_ok(pvfs_close(fd));
 	shadow_free(&s);
 	free(buf);
@@ -253,7 +217,7 @@ test_read_write_lseek(void **state)
 		assert_int_equal(got, 270000);
 		assert_memory_equal(rbuf, s.data, 270000);
 	}
-	check_shadow(&s, fd, "seq");
+	shadow_assert_fd(&s, fd, "seq");
 	check_ok(pvfs_close(fd));
 	check_ok(pvfs_unlink(cluster_path(&c, "seq", path)));
 	shadow_free(&s);
@@ -396,35 +360,35 @@ test_truncate_shrink_grow(void **state)
 	/* Shrink to the middle of a stripe. */
 	check_ok(pvfs_ftruncate(fd, 300001));
 	shadow_truncate(&s, 300001);
-	check_shadow(&s, fd, "after ftruncate shrink");
+	shadow_assert_fd(&s, fd, "after ftruncate shrink");
 	/* Grow: the new region reads as zeros, not as the old bytes. */
 	check_ok(pvfs_ftruncate(fd, 2 * MiB));
 	shadow_truncate(&s, 2 * MiB);
-	check_shadow(&s, fd, "after ftruncate grow");
+	shadow_assert_fd(&s, fd, "after ftruncate grow");
 	/* By path. */
 	check_ok(pvfs_truncate(cluster_path(&c, "trunc", path), 100));
 	shadow_truncate(&s, 100);
 	check_ok(pvfs_stat(path, &st));
 	assert_int_equal(st.st_size, 100);
-	check_shadow(&s, fd, "after truncate shrink");
+	shadow_assert_fd(&s, fd, "after truncate shrink");
 	/* A write past the end after a shrink leaves zeros in between. */
 	rng_fill(&r, buf, 50000);
 	write_all(fd, buf, 50000, 20000);
 	shadow_write(&s, 20000, buf, 50000);
-	check_shadow(&s, fd, "after write past shrunk end");
+	shadow_assert_fd(&s, fd, "after write past shrunk end");
 	check_ok(pvfs_truncate(path, 0));
 	shadow_truncate(&s, 0);
-	check_shadow(&s, fd, "after truncate to 0");
+	shadow_assert_fd(&s, fd, "after truncate to 0");
 	check_ok(pvfs_truncate(path, 12345));
 	shadow_truncate(&s, 12345);
-	check_shadow(&s, fd, "after truncate grow from 0");
+	shadow_assert_fd(&s, fd, "after truncate grow from 0");
 	/* Truncate exactly at a stripe boundary. */
 	rng_fill(&r, buf, 65536);
 	write_all(fd, buf, 65536, 0);
 	shadow_write(&s, 0, buf, 65536);
 	check_ok(pvfs_ftruncate(fd, 8192));
 	shadow_truncate(&s, 8192);
-	check_shadow(&s, fd, "after truncate at a stripe boundary");
+	shadow_assert_fd(&s, fd, "after truncate at a stripe boundary");
 	check_ok(pvfs_close(fd));
 	shadow_free(&s);
 	free(buf);
@@ -702,7 +666,5 @@ main(void)
 		cmocka_unit_test(test_dup_shares_offset),
 		cmocka_unit_test(test_getiod_names_each_part),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

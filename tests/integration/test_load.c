@@ -56,20 +56,6 @@ struct result {
 	char why[200];
 };
 
-static int
-group_setup(void **state)
-{
-	rng_init(&rng, "test_load");
-	seed = rng_next(&rng);
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
 static long
 env_long(const char *name, long def)
 {
@@ -336,7 +322,6 @@ main(void)
 		cmocka_unit_test(test_many_clients),
 	};
 	struct rlimit rl;
-	int rc;
 
 	/* Our own descriptors (pipes) are few, but the daemons inherit the
 	 * limit and each needs one per client: take the hard limit. */
@@ -349,6 +334,7 @@ main(void)
 	/* The daemons must not close an early client's idle connection while
 	 * the last ones are still connecting (READY_WAIT). */
 	setenv("PVFS_IDLE_TIMEOUT", "900", 1);
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-	return cluster_finish(&c, rc);
+	rng_init(&rng, "test_load");
+	seed = rng_next(&rng);
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

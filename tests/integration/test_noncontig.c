@@ -39,26 +39,11 @@
 
 static struct cluster c;
 
-static int
-group_setup(void **state)
-{
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
+/* Create (or empty) rel with a given distribution. */
 static int
 create_dist(const char *rel, int base, int pcount, int ssize)
 {
-	char path[PATH_MAX];
-	struct pvfs_filestat fs = {base, pcount, ssize, 0, 0};
-
-	return pvfs_open(cluster_path(&c, rel, path),
-	    O_CREAT | O_RDWR | O_TRUNC | PVFS_O_META, 0644, &fs);
+	return cluster_create(&c, rel, O_TRUNC, base, pcount, ssize);
 }
 
 static int
@@ -67,26 +52,6 @@ open_rel(const char *rel, int flags)
 	char path[PATH_MAX];
 
 	return pvfs_open(cluster_path(&c, rel, path), flags);
-}
-
-static void
-check_shadow(const struct shadow *s, int fd, const char *what)
-{
-	char why[256];
-
-	if (shadow_check_fd(s, fd, why, sizeof(why)) < 0)
-		fail_msg("%s: %s", what, why);
-}
-
-static size_t
-first_diff(const unsigned char *a, const unsigned char *b,
-    size_t n)
-{
-	size_t k = 0;
-
-	while (k < n && a[k] == b[k])
-		k++;
-	return k;
 }
 
 /* ---- partitions ---- */
@@ -221,11 +186,11 @@ random_partitions_one(int base, int pcount, int ssize, int nparts)
 		    (off_t)view_size(&p, s.size));
 		assert_int_equal(pvfs_read(fd, buf, 1), 0);
 	}
-	check_shadow(&s, plain, name);
+	shadow_assert_fd(&s, plain, name);
 	/* Clearing: all zeros is the whole file again. */
 	memset(&p, 0, sizeof(p));
 	check_ok(pvfs_ioctl(fd, PVFS_SETPART, &p));
-	check_shadow(&s, fd, name);
+	shadow_assert_fd(&s, fd, name);
 	check_ok(pvfs_close(plain));
 	check_ok(pvfs_close(fd));
 	shadow_free(&s);
@@ -473,7 +438,7 @@ random_lists_one(int base, int pcount, int ssize, int nops,
 		free(eflat);
 		lists_free(&l);
 	}
-	check_shadow(&s, fd, name);
+	shadow_assert_fd(&s, fd, name);
 	check_ok(pvfs_close(fd));
 	shadow_free(&s);
 }
@@ -900,7 +865,7 @@ test_over_budget_calls(void **state)
 	    1, (int64_t)n)), (ssize_t)n);
 	shadow_write(&s, off, buf, n);
 	memcpy(file, buf, n);
-	check_shadow(&s, fd, "strided write past the budget");
+	shadow_assert_fd(&s, fd, "strided write past the budget");
 	memset(back, 0, n);
 	assert_int_equal(check_ok(pvfs_read_strided(fd, back, (int64_t)off, 1,
 	    1, (int64_t)n)), (ssize_t)n);
@@ -955,7 +920,5 @@ main(void)
 		cmocka_unit_test(test_hostile_list_work),
 		cmocka_unit_test(test_over_budget_calls),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "cluster.h"
+#include "files.h"
 #include "pvfs.h"
 
 #define JR_HDR 64    /* a format-2 file header */
@@ -39,33 +40,6 @@ meta_path(const char *name, char *buf)
 {
 	snprintf(buf, PATH_MAX, "%s/meta/%s", c.dir, name);
 	return buf;
-}
-
-static uint8_t *
-slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	uint8_t *p;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) < 0)
-		fail_msg("%s: %s", path, strerror(errno));
-	*len = (size_t)st.st_size;
-	p = malloc(*len + 1);
-	assert_non_null(p);
-	if (read(fd, p, *len) != (ssize_t)*len)
-		fail_msg("%s: short read", path);
-	close(fd);
-	return p;
-}
-
-static void
-spill(const char *path, const uint8_t *p, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	if (fd < 0 || write(fd, p, len) != (ssize_t)len || close(fd) < 0)
-		fail_msg("%s: %s", path, strerror(errno));
 }
 
 /* The ends of the batches of a format-2 journal, from its frames. */
@@ -95,7 +69,6 @@ mgr_try(char *out, size_t outlen)
 	char errf[PATH_MAX];
 	int status = 0, i, fd;
 	pid_t pid;
-	ssize_t n;
 
 	snprintf(bin, sizeof(bin), "%s/pvfs-mgr", getenv("PVFS_BUILDDIR"));
 	snprintf(meta, sizeof(meta), "%s/meta", c.dir);
@@ -122,19 +95,8 @@ mgr_try(char *out, size_t outlen)
 		usleep(10000);
 	}
 	assert_true(i < 1000);
-	fd = open(errf, O_RDONLY);
-	n = fd < 0 ? 0 : read(fd, out, outlen - 1);
-	out[n > 0 ? n : 0] = '\0';
-	if (fd >= 0)
-		close(fd);
+	file_text(errf, out, outlen);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-static void
-assert_contains(const char *text, const char *what)
-{
-	if (strstr(text, what) == NULL)
-		fail_msg("expected \"%s\" in: %s", what, text);
 }
 
 /* ---- the name space ---- */
@@ -194,20 +156,6 @@ drop_cluster(void)
 	unsetenv("PVFS_MGR_JOURNAL_MAX");
 }
 
-static int
-group_setup(void **state)
-{
-	(void)state;
-	return cluster_start(&c, 2);
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return cluster_stop(&c);
-}
-
 /* ---- bit flips ---- */
 
 /* Flip one bit inside batch `which` of journal.1 and expect a refusal
@@ -220,14 +168,14 @@ flip_and_refuse(int which_batch, size_t nbatches, int expect_after)
 	uint8_t *p, *q;
 
 	meta_path("journal.1", path);
-	p = slurp(path, &len);
+	p = file_slurp(path, &len);
 	n = batch_ends(p, len, ends, NFILES + 8);
 	assert_int_equal(n, nbatches);
 	if (which_batch < 0)
 		which_batch = (int)n - 1;
 	off = (which_batch == 0 ? JR_HDR : ends[which_batch - 1]) + BATCH_HDR + 5;
 	p[off] ^= 0x08;
-	spill(path, p, len);
+	file_spill(path, p, len);
 	assert_int_not_equal(mgr_try(out, sizeof(out)), 0);
 	assert_contains(out, path);
 	snprintf(want, sizeof(want), "corrupt data at offset %zu",
@@ -237,7 +185,7 @@ flip_and_refuse(int which_batch, size_t nbatches, int expect_after)
 	    expect_after);
 	assert_contains(out, want);
 	assert_contains(out, "--salvage");
-	q = slurp(path, &len2); /* untouched: not cut, not rewritten */
+	q = file_slurp(path, &len2); /* untouched: not cut, not rewritten */
 	assert_int_equal(len2, len);
 	assert_memory_equal(p, q, len);
 	free(p);
@@ -295,13 +243,13 @@ test_salvage_keeps_the_rest(void **state)
 	assert_int_equal(cluster_stop(&c), 0);
 	flip_and_refuse(NFILES / 2 + 1, NFILES + 2, NFILES / 2);
 	meta_path("journal.1", path);
-	p = slurp(path, &len);
+	p = file_slurp(path, &len);
 	snprintf(dest, sizeof(dest), "%s/meta.salvaged", c.dir);
 	run_salvage(dest, out, sizeof(out));
 	assert_contains(out, "damaged: ");
 	assert_contains(out, "lost: inode");
 	assert_contains(out, "written");
-	q = slurp(path, &len2); /* the damaged directory is left as it was */
+	q = file_slurp(path, &len2); /* the damaged directory is left as it was */
 	assert_int_equal(len, len2);
 	assert_memory_equal(p, q, len);
 	assert_true(snprintf(path, sizeof(path), "%s/salvage-report", dest) <
@@ -341,7 +289,7 @@ test_cut_at_boundaries(void **state)
 	make_files("", 12);
 	assert_int_equal(cluster_stop(&c), 0);
 	meta_path("journal.1", path);
-	p = slurp(path, &len);
+	p = file_slurp(path, &len);
 	n = batch_ends(p, len, ends, NFILES + 8);
 	assert_int_equal(n, 13);
 	for (i = 1; i < n; i++) {
@@ -349,21 +297,21 @@ test_cut_at_boundaries(void **state)
 			cut = ends[i] + (size_t)d;
 			if (cut > len)
 				continue;
-			spill(path, p, cut);
+			file_spill(path, p, cut);
 			assert_int_equal(mgr_try(out, sizeof(out)), 0);
 			/* the cut batch is gone, whole batches before it stay */
 			kept = d < 0 ? i : i + 1;
-			q = slurp(path, &cut);
+			q = file_slurp(path, &cut);
 			assert_int_equal(cut, ends[kept - 1]);
 			free(q);
-			spill(path, p, ends[kept - 1]);
+			file_spill(path, p, ends[kept - 1]);
 			assert_int_equal(cluster_start_again(&c), 0);
 			names = count_names("");
 			assert_int_equal(names, (int)kept - 1);
 			assert_int_equal(cluster_kill(&c, "mgr", SIGKILL), 0);
 		}
 	}
-	spill(path, p, len);
+	file_spill(path, p, len);
 	free(p);
 	drop_cluster();
 }
@@ -427,18 +375,18 @@ test_missing_and_leftover_pieces(void **state)
 	assert_int_equal(rename(aside, jr), 0);
 
 	/* A newer journal with batches in it: the snapshot is too old. */
-	p = slurp(jr, &len);
+	p = file_slurp(jr, &len);
 	snprintf(name, sizeof(name), "journal.%lu", g + 1);
 	meta_path(name, other);
-	spill(other, p, len > 200 ? 200 : len);
+	file_spill(other, p, len > 200 ? 200 : len);
 	assert_int_not_equal(mgr_try(out, sizeof(out)), 0);
 	assert_contains(out, "is newer than the snapshot");
 
 	/* Leftovers of both generations of a checkpoint: removed. */
-	spill(other, p, JR_HDR);              /* journal.G+1, header only */
+	file_spill(other, p, JR_HDR);              /* journal.G+1, header only */
 	snprintf(name, sizeof(name), "journal.%lu", g - 1);
-	spill(meta_path(name, aside), p, len); /* covered by the snapshot */
-	spill(meta_path("snapshot.tmp", aside), p, 100);
+	file_spill(meta_path(name, aside), p, len); /* covered by the snapshot */
+	file_spill(meta_path("snapshot.tmp", aside), p, 100);
 	assert_int_equal(cluster_start_again(&c), 0);
 	assert_int_equal(count_names(""), 151);
 	assert_int_equal(stat(other, &st), -1);
@@ -544,11 +492,11 @@ test_format1_directory_loads(void **state)
 	assert_memory_equal(buf, "alpha\n", 6);
 	check_ok(pvfs_close(fd));
 	/* Rewritten in today's format; the old journal is gone. */
-	p = slurp(meta_path("snapshot", path), &len);
+	p = file_slurp(meta_path("snapshot", path), &len);
 	assert_memory_equal(p, "PVFSSNAP", 8);
 	free(p);
 	assert_int_equal(stat(meta_path("journal.2", path), &st), -1);
-	p = slurp(meta_path("journal.3", path), &len);
+	p = file_slurp(meta_path("journal.3", path), &len);
 	assert_memory_equal(p, "PVFSJRNL", 8);
 	free(p);
 	/* New files work beside the old ones, across a restart. */
@@ -576,7 +524,5 @@ main(void)
 		cmocka_unit_test(test_sigkill_during_checkpoints),
 		cmocka_unit_test(test_format1_directory_loads),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, 2, NULL, tests);
 }

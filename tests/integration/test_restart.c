@@ -27,19 +27,6 @@
 static struct cluster c;
 static struct rng rng;
 
-static int
-group_setup(void **state)
-{
-	rng_init(&rng, "test_restart");
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
 struct kfile {
 	const char *path;
 	uint64_t size;     /* bytes [hole, size) hold pattern(seed) */
@@ -322,7 +309,6 @@ main(void)
 		cmocka_unit_test(test_single_iod_restart),
 		cmocka_unit_test(test_mgr_sigkill_keeps_replied_changes),
 	};
-	int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-
-	return cluster_finish(&c, rc);
+	rng_init(&rng, "test_restart");
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

@@ -229,32 +229,16 @@ test_restore_never_leaks(void **state)
 	}
 }
 
-static int
-group_setup(void **state)
-{
-	(void)state;
-	return cluster_start(&c, 2);
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return cluster_stop(&c);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_restore_never_leaks),
 	};
-	int rc;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "test_restore: needs root to act as two users\n");
 		return 77;
 	}
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-	return cluster_finish(&c, rc);
+	return cluster_run_tests(&c, 2, NULL, tests);
 }

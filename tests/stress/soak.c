@@ -64,20 +64,6 @@ struct soak_result {
 };
 
 static int
-group_setup(void **state)
-{
-	rng_init(&rng, "soak");
-	seed = rng_next(&rng);
-	return cluster_start(&c, NIODS);
-}
-
-static int
-group_teardown(void **state)
-{
-	return cluster_stop(&c);
-}
-
-static int
 __attribute__((format(printf, 2, 3)))
 soak_fail(struct soak_result *res, const char *fmt, ...)
 {
@@ -392,8 +378,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soak),
 	};
-	int rc;
-
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-	return cluster_finish(&c, rc);
+	rng_init(&rng, "soak");
+	seed = rng_next(&rng);
+	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

@@ -5,21 +5,6 @@
 # log, and a tool names the iod behind its error.
 . "${PVFS_SRCDIR:-.}/tests/tools/lib.sh"
 
-# check_err NAME RC 'text' CMD...: CMD exits with RC and its stderr holds
-# the text.
-check_err() {
-	n=$1 want=$2 msg=$3
-	shift 3
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qF -- "$msg" "$T/err"; then
-		ok "$n"
-	else
-		echo "#   exit $rc (want $want), want in stderr: $msg"
-		not_ok "$n"
-	fi
-}
-
 # ---- a planted pvfs-local directory: 0644 all-zero key, 0777 run/ ----
 P=$T/planted
 # A pvfs-local that took the planted directory left daemons there.

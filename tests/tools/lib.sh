@@ -86,6 +86,21 @@ check_fail() {
 	fi
 }
 
+# check_err NAME RC 'text' CMD...: CMD exits with RC and its stderr holds
+# the text.
+check_err() {
+	n=$1 want=$2 msg=$3
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -qF -- "$msg" "$T/err"; then
+		ok "$n"
+	else
+		echo "#   exit $rc (want $want), want in stderr: $msg"
+		not_ok "$n"
+	fi
+}
+
 # check_quiet NAME CMD...: CMD succeeds and prints nothing at all.
 check_quiet() {
 	n=$1

@@ -5,21 +5,6 @@
 # mgr starts only on an iod table it fully validated.
 . "${PVFS_SRCDIR:-.}/tests/tools/lib.sh"
 
-# check_err NAME RC 'text' CMD...: CMD exits with RC and its stderr holds
-# the text.
-check_err() {
-	n=$1 want=$2 msg=$3
-	shift 3
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qF -- "$msg" "$T/err"; then
-		ok "$n"
-	else
-		echo "#   exit $rc (want $want), want in stderr: $msg"
-		not_ok "$n"
-	fi
-}
-
 start_cluster 2 --anonymous trust
 GOOD=$(cat "$PVFSTAB_FILE")
 L=$T/local

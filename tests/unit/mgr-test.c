@@ -400,32 +400,3 @@ mt_dump_compare(const struct mt_dump *want, const struct mt_dump *got,
 	assert_int_equal(got->count, want->count);
 	assert_int_equal(got->next_ino, want->next_ino);
 }
-
-/* ---- files ---- */
-
-uint8_t *
-mt_slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	uint8_t *p;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) < 0)
-		fail_msg("%s: %s", path, strerror(errno));
-	*len = (size_t)st.st_size;
-	p = malloc(*len + 1);
-	assert_non_null(p);
-	if (read(fd, p, *len) != (ssize_t)*len)
-		fail_msg("%s: short read", path);
-	close(fd);
-	return p;
-}
-
-void
-mt_spill(const char *path, const uint8_t *p, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	if (fd < 0 || write(fd, p, len) != (ssize_t)len || close(fd) < 0)
-		fail_msg("%s: %s", path, strerror(errno));
-}

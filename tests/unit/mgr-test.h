@@ -60,8 +60,4 @@ void mt_dump_drop(struct mt_dump *d, const char *path);
 void mt_dump_compare(const struct mt_dump *want, const struct mt_dump *got,
     int flags);
 
-/* Files. */
-uint8_t *mt_slurp(const char *path, size_t *len);
-void mt_spill(const char *path, const uint8_t *p, size_t len);
-
 #endif /* PVFS_MGR_TEST_H */

@@ -167,6 +167,16 @@ test_key_create_never_replaces(void **state)
 	free(cause);
 }
 
+/* The refusal of text gave a message that holds want; frees it. */
+static void
+cause_has(char *cause, const char *want, const char *text)
+{
+	if (cause == NULL || strstr(cause, want) == NULL)
+		fail_msg("for \"%s\": message \"%s\" lacks \"%s\"", text,
+		    cause ? cause : "(none)", want);
+	free(cause);
+}
+
 /* Each line must be refused with "fname:line:" and the reason. */
 static void
 iodtab_refused(const char *text, const char *want)
@@ -177,10 +187,7 @@ iodtab_refused(const char *text, const char *want)
 	if (pvfs_iodtab_parse(text, "iodtab", &a, &cause) != -1)
 		fail_msg("accepted: %s", text);
 	assert_null(a);
-	if (cause == NULL || strstr(cause, want) == NULL)
-		fail_msg("for \"%s\": message \"%s\" lacks \"%s\"", text,
-		    cause ? cause : "(none)", want);
-	free(cause);
+	cause_has(cause, want, text);
 }
 
 static void
@@ -244,9 +251,7 @@ iodtab_load_refused(const char *dir, const char *text, size_t len,
 	iodtab_file(dir, text, len, path);
 	assert_int_equal(pvfs_iodtab_load(path, 1 << 20, &a, &cause), -1);
 	snprintf(full, sizeof(full), "%s%s", path, want);
-	if (cause == NULL || strstr(cause, full) == NULL)
-		fail_msg("message \"%s\" lacks \"%s\"", cause ? cause : "", full);
-	free(cause);
+	cause_has(cause, full, text);
 }
 
 /* What only the mgr checks: names resolve, to distinct addresses. */
@@ -278,10 +283,7 @@ tab_refused(const char *text, const char *want)
 
 	if (pvfs_tab_parse(text, "tab", &e, &cause) != -1)
 		fail_msg("accepted: %s", text);
-	if (cause == NULL || strstr(cause, want) == NULL)
-		fail_msg("for \"%s\": message \"%s\" lacks \"%s\"", text,
-		    cause ? cause : "(none)", want);
-	free(cause);
+	cause_has(cause, want, text);
 }
 
 /* Every kind of bad pvfstab line names file and line. */

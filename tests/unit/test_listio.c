@@ -19,23 +19,7 @@
 
 #include "common.h"
 #include "pvfs-proto.h"
-
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static uint64_t
-rng_range(uint64_t lo, uint64_t hi)
-{
-	return lo + rng() % (hi - lo + 1);
-}
+#include "xorshift.h"
 
 /* A random file system shape and file distribution. */
 struct shape {
@@ -45,10 +29,10 @@ struct shape {
 static void
 random_shape(struct shape *s)
 {
-	s->niods = (uint32_t)rng_range(1, 8);
-	s->base = (uint32_t)rng_range(0, s->niods - 1);
-	s->pcount = (uint32_t)rng_range(1, s->niods);
-	s->ssize = (uint32_t)rng_range(1, 5) * (rng() % 2 ? 7 : 16);
+	s->niods = (uint32_t)xorshift_range(1, 8);
+	s->base = (uint32_t)xorshift_range(0, s->niods - 1);
+	s->pcount = (uint32_t)xorshift_range(1, s->niods);
+	s->ssize = (uint32_t)xorshift_range(1, 5) * (xorshift() % 2 ? 7 : 16);
 }
 
 /* One byte of the request as the model places it. */
@@ -125,7 +109,7 @@ check_segments(const struct shape *s, const struct pvfs_pattern *seg,
 		assert_int_equal(pvfs_list_share(seg, nseg, s->pcount, s->ssize,
 		    rel), seen);
 		for (t = 0; t < 4; t++) {
-			end = rng_range(0, pvfs_pattern_end(&seg[nseg - 1]) + 10);
+			end = xorshift_range(0, pvfs_pattern_end(&seg[nseg - 1]) + 10);
 			for (j = 0, below = 0; j < n; j++)
 				below += m[j].iod == iod && m[j].logical < end;
 			assert_int_equal(pvfs_list_share_below(seg, nseg,
@@ -133,7 +117,7 @@ check_segments(const struct shape *s, const struct pvfs_pattern *seg,
 		}
 	}
 	for (t = 0; t < 4; t++) {
-		end = rng_range(0, pvfs_pattern_end(&seg[nseg - 1]) + 10);
+		end = xorshift_range(0, pvfs_pattern_end(&seg[nseg - 1]) + 10);
 		for (j = 0; j < n && m[j].logical < end; j++)
 			;
 		assert_int_equal(pvfs_list_below(seg, nseg, end), j);
@@ -145,15 +129,15 @@ check_segments(const struct shape *s, const struct pvfs_pattern *seg,
 static uint32_t
 random_segments(struct pvfs_pattern *seg, uint32_t max, uint64_t base_off)
 {
-	uint32_t k, n = (uint32_t)rng_range(1, max);
-	uint64_t cur = base_off + rng_range(0, 500);
+	uint32_t k, n = (uint32_t)xorshift_range(1, max);
+	uint64_t cur = base_off + xorshift_range(0, 500);
 
 	for (k = 0; k < n; k++) {
-		seg[k].offset = cur + (k > 0 ? rng_range(0, 300) : 0);
-		seg[k].gsize = rng_range(1, 200);
-		seg[k].count = rng() % 2 ? 1 : rng_range(1, 5);
+		seg[k].offset = cur + (k > 0 ? xorshift_range(0, 300) : 0);
+		seg[k].gsize = xorshift_range(1, 200);
+		seg[k].count = xorshift() % 2 ? 1 : xorshift_range(1, 5);
 		seg[k].stride = seg[k].count > 1 ?
-		    seg[k].gsize + rng_range(0, 150) : seg[k].gsize;
+		    seg[k].gsize + xorshift_range(0, 150) : seg[k].gsize;
 		cur = pvfs_pattern_end(&seg[k]);
 	}
 	return n;
@@ -185,7 +169,7 @@ test_region_list_past_4gib(void **state)
 
 	for (i = 0; i < 500; i++) {
 		random_shape(&s);
-		n = random_segments(seg, 40, (5ULL << 30) + rng_range(0, 1ULL << 36));
+		n = random_segments(seg, 40, (5ULL << 30) + xorshift_range(0, 1ULL << 36));
 		for (k = 0; k < n; k++) {
 			seg[k].count = 1;
 			seg[k].stride = seg[k].gsize;
@@ -208,10 +192,10 @@ model_view(const struct pvfs_part *p, uint64_t v)
 static void
 random_part(struct pvfs_part *p)
 {
-	p->offset = rng_range(0, 400);
-	p->gsize = rng_range(0, 6) == 0 ? 0 : rng_range(1, 120);
-	p->stride = p->gsize + rng_range(0, 200);
-	if (rng_range(0, 8) == 0)
+	p->offset = xorshift_range(0, 400);
+	p->gsize = xorshift_range(0, 6) == 0 ? 0 : xorshift_range(1, 120);
+	p->stride = p->gsize + xorshift_range(0, 200);
+	if (xorshift_range(0, 8) == 0)
 		p->stride = 0;
 }
 
@@ -229,8 +213,8 @@ test_partition_matches_model(void **state)
 	for (t = 0; t < 3000; t++) {
 		random_part(&p);
 		random_shape(&s);
-		pos = rng_range(0, 700);
-		len = rng_range(1, 900);
+		pos = xorshift_range(0, 700);
+		len = xorshift_range(1, 900);
 		n = pvfs_part_map(&p, pos, len, seg, 8);
 		assert_true(n >= 1 && n <= 3);
 		assert_true(n <= pvfs_part_nseg(&p, len));
@@ -243,7 +227,7 @@ test_partition_matches_model(void **state)
 				}
 		check_segments(&s, seg, n);
 		/* The view's size: view bytes below a file size. */
-		k = rng_range(0, 3000);
+		k = xorshift_range(0, 3000);
 		for (j = 0; model_view(&p, j) < k; j++)
 			;
 		assert_int_equal(pvfs_part_view_size(&p, k), j);
@@ -284,13 +268,13 @@ test_share_periodic(void **state)
 	int t;
 
 	for (t = 0; t < 400; t++) {
-		pcount = (uint32_t)rng_range(1, 6);
-		ssize = (uint32_t)rng_range(1, 40);
-		pat.offset = rng_range(0, 1ULL << 40);
-		pat.gsize = rng_range(1, 300);
-		pat.stride = pat.gsize + rng_range(0, 500);
-		pat.count = rng_range(1, 4000);
-		rel = (uint32_t)rng_range(0, pcount - 1);
+		pcount = (uint32_t)xorshift_range(1, 6);
+		ssize = (uint32_t)xorshift_range(1, 40);
+		pat.offset = xorshift_range(0, 1ULL << 40);
+		pat.gsize = xorshift_range(1, 300);
+		pat.stride = pat.gsize + xorshift_range(0, 500);
+		pat.count = xorshift_range(1, 4000);
+		rel = (uint32_t)xorshift_range(0, pcount - 1);
 		for (b = 0, sum = 0; b < pat.count; b++) {
 			one = (struct pvfs_pattern){ pat.offset + b * pat.stride,
 				pat.gsize, pat.gsize, 1 };
@@ -342,18 +326,18 @@ test_list_work_bounds_model(void **state)
 	int t;
 
 	for (t = 0; t < 300; t++) {
-		pcount = (uint32_t)rng_range(1, 6);
-		ssize = (uint32_t)rng_range(1, 64);
-		rel = (uint32_t)rng_range(0, pcount - 1);
-		nseg = (uint32_t)rng_range(1, 6);
-		seg[0].offset = rng_range(0, 1ULL << 32);
+		pcount = (uint32_t)xorshift_range(1, 6);
+		ssize = (uint32_t)xorshift_range(1, 64);
+		rel = (uint32_t)xorshift_range(0, pcount - 1);
+		nseg = (uint32_t)xorshift_range(1, 6);
+		seg[0].offset = xorshift_range(0, 1ULL << 32);
 		for (i = 0; i < nseg; i++) {
 			if (i > 0)
 				seg[i].offset = pvfs_pattern_end(&seg[i - 1]) +
-				    rng_range(0, 100);
-			seg[i].gsize = rng_range(1, 50);
-			seg[i].stride = seg[i].gsize + rng_range(0, 200);
-			seg[i].count = rng_range(1, 3000);
+				    xorshift_range(0, 100);
+			seg[i].gsize = xorshift_range(1, 50);
+			seg[i].stride = seg[i].gsize + xorshift_range(0, 200);
+			seg[i].count = xorshift_range(1, 3000);
 		}
 		assert_int_equal(pvfs_list_check(seg, nseg), 0);
 		steps = share = 0;
@@ -365,7 +349,7 @@ test_list_work_bounds_model(void **state)
 		assert_int_equal(work, steps);
 		/* Below an end: segment i's k first blocks cost at most its
 		 * work (min(k, period) <= min(count, period)). */
-		end = rng_range(seg[0].offset, pvfs_pattern_end(&seg[nseg - 1]));
+		end = xorshift_range(seg[0].offset, pvfs_pattern_end(&seg[nseg - 1]));
 		steps_below = 0;
 		for (i = 0; i < nseg && seg[i].offset < end; i++) {
 			k = seg[i];
@@ -465,14 +449,14 @@ test_list_round_random(void **state)
 
 	assert_non_null(seg);
 	for (t = 0; t < 6; t++) {
-		pcount = (uint32_t)rng_range(1, 64);
-		ssize = (uint32_t)rng_range(1, 1u << 20);
+		pcount = (uint32_t)xorshift_range(1, 64);
+		ssize = (uint32_t)xorshift_range(1, 1u << 20);
 		for (i = 0, off = 0; i < N; i++) {
 			seg[i].offset = off;
-			seg[i].gsize = rng_range(1, 4);
-			seg[i].stride = seg[i].gsize + rng_range(0, 7);
-			seg[i].count = rng() % 8 == 0 ?
-			    rng_range(1, PVFS_PATTERN_MAX_COUNT) : rng_range(1, 3);
+			seg[i].gsize = xorshift_range(1, 4);
+			seg[i].stride = seg[i].gsize + xorshift_range(0, 7);
+			seg[i].count = xorshift() % 8 == 0 ?
+			    xorshift_range(1, PVFS_PATTERN_MAX_COUNT) : xorshift_range(1, 3);
 			off = pvfs_pattern_end(&seg[i]) + 1;
 		}
 		for (i = 0, rounds = 0; i < N; i += n, rounds++) {
@@ -584,10 +568,7 @@ main(void)
 		cmocka_unit_test(test_list_check_rejects),
 		cmocka_unit_test(test_list_codec_bounds),
 	};
-	const char *seed = getenv("PVFS_TEST_SEED");
 
-	rng_state = seed ? strtoull(seed, NULL, 0) : 0x2545f4914f6cdd1dULL;
-	printf("# seed 0x%llx (set PVFS_TEST_SEED to repeat)\n",
-	    (unsigned long long)rng_state);
+	xorshift_seed(0x2545f4914f6cdd1dULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../integration/files.h"
 #include "mgr-test.h"
 
 #define NOPS 26 /* changes of one pass of run_op() */
@@ -212,7 +213,7 @@ dir_state(void)
 	closedir(d);
 	qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n; i++) {
-		p = mt_slurp(meta_path(names[i], path), &flen);
+		p = file_slurp(meta_path(names[i], path), &flen);
 		fprintf(f, "%s %zu %08x\n", names[i], flen, pvfs_crc32c(0, p, flen));
 		free(p);
 		free(names[i]);
@@ -273,7 +274,6 @@ child_load(int via, char *err, size_t errlen)
 	char errf[PATH_MAX];
 	int status, fd;
 	pid_t pid;
-	ssize_t n;
 
 	if (snprintf(errf, sizeof(errf), "%s/child.err", base) >=
 	    (int)sizeof(errf))
@@ -288,19 +288,8 @@ child_load(int via, char *err, size_t errlen)
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	fd = open(errf, O_RDONLY);
-	n = fd < 0 ? 0 : read(fd, err, errlen - 1);
-	err[n > 0 ? n : 0] = '\0';
-	if (fd >= 0)
-		close(fd);
+	file_text(errf, err, errlen);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-static void
-assert_contains(const char *text, const char *what)
-{
-	if (strstr(text, what) == NULL)
-		fail_msg("expected \"%s\" in: %s", what, text);
 }
 
 /* Both ways of loading refuse, saying what; no file changes. */
@@ -374,7 +363,7 @@ test_one_big_batch(void **state)
 	assert_int_equal(mgr_journal_pending(), 0);
 	mt_dump_take(&live);
 	jr_close();
-	p = (char *)mt_slurp(meta_path("journal.1", path), &len);
+	p = (char *)file_slurp(meta_path("journal.1", path), &len);
 	/* the root's attributes, then the 2000 changes */
 	assert_int_equal(batch_ends((uint8_t *)p, len, ends, 8), 2);
 	free(p);
@@ -448,7 +437,7 @@ test_torn_tail(void **state)
 	mgr_journal_commit();
 	mt_dump_take(&last);
 	jr_close();
-	p = mt_slurp(path, &len);
+	p = file_slurp(path, &len);
 	assert_true(len > good + MGR_BATCH_HDR + 8);
 	/* Cut anywhere in the last batch: in its frame, in its records, one
 	 * byte short; or zeros where it should be. */
@@ -459,7 +448,7 @@ test_torn_tail(void **state)
 	cuts[4] = len - 1;
 	cuts[5] = good;
 	for (i = 0; i < 6; i++) {
-		mt_spill(path, p, cuts[i]);
+		file_spill(path, p, cuts[i]);
 		load_dump(&l, 0, NULL, &got);
 		assert_int_equal(l.jr_torn, i < 5);
 		assert_int_equal(l.jr_good, good);
@@ -468,7 +457,7 @@ test_torn_tail(void **state)
 		mgr_load_free(&l);
 	}
 	memset(zero, 0, sizeof(zero));
-	mt_spill(path, p, good);
+	file_spill(path, p, good);
 	assert_int_equal(truncate(path, (off_t)(good + sizeof(zero))), 0);
 	load_dump(&l, 0, NULL, &got);
 	assert_int_equal(l.jr_torn, 1);
@@ -476,7 +465,7 @@ test_torn_tail(void **state)
 	mt_dump_free(&got);
 	mgr_load_free(&l);
 	/* Starting cuts the tail off, and the journal goes on after it. */
-	mt_spill(path, p, len - 1);
+	file_spill(path, p, len - 1);
 	jr_open();
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal((size_t)st.st_size, good);
@@ -488,7 +477,7 @@ test_torn_tail(void **state)
 	jr_close();
 	load_compare(&after, 0);
 	/* And the full file held the last change. */
-	mt_spill(path, p, len);
+	file_spill(path, p, len);
 	load_compare(&last, 0);
 	free(p);
 	mt_dump_free(&before);
@@ -505,13 +494,13 @@ flip_batch(size_t k, size_t *nbatches)
 {
 	char path[PATH_MAX];
 	size_t len, ends[256], start;
-	uint8_t *p = mt_slurp(meta_path("journal.1", path), &len);
+	uint8_t *p = file_slurp(meta_path("journal.1", path), &len);
 
 	*nbatches = batch_ends(p, len, ends, 256);
 	assert_true(k < *nbatches);
 	start = k == 0 ? MGR_HDR_LEN : ends[k - 1];
 	p[start + MGR_BATCH_HDR + 5] ^= 0x10;
-	mt_spill(path, p, len);
+	file_spill(path, p, len);
 	free(p);
 	return start;
 }
@@ -560,13 +549,13 @@ test_snapshot_flip_fails_closed(void **state)
 	jr_close();
 	mgr.journal_max = BIG;
 	assert_true(exists("snapshot"));
-	p = mt_slurp(meta_path("snapshot", path), &len);
+	p = file_slurp(meta_path("snapshot", path), &len);
 	p[MGR_HDR_LEN + MGR_BATCH_HDR + 9] ^= 0x01;
-	mt_spill(path, p, len);
+	file_spill(path, p, len);
 	assert_refused("snapshot: corrupt data at offset 64", NULL);
 	p[MGR_HDR_LEN + MGR_BATCH_HDR + 9] ^= 0x01;
 	/* Cut short, a snapshot is damaged too: it was whole when renamed. */
-	mt_spill(path, p, len - 3);
+	file_spill(path, p, len - 3);
 	assert_refused("snapshot: cut short", NULL);
 	free(p);
 }
@@ -675,24 +664,22 @@ test_salvage(void **state)
 	free(after);
 }
 
+/* Each test in a fresh metadata directory. */
+#define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int
 main(int argc, char **argv)
 {
 	ssize_t n;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_replay_matches_live, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_one_big_batch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_checkpoint_then_more, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_torn_tail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_flip_fails_closed, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_snapshot_flip_fails_closed,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_and_leftover, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_salvage, setup, teardown),
+		DIR_TEST(test_replay_matches_live),
+		DIR_TEST(test_one_big_batch),
+		DIR_TEST(test_checkpoint_then_more),
+		DIR_TEST(test_torn_tail),
+		DIR_TEST(test_flip_fails_closed),
+		DIR_TEST(test_snapshot_flip_fails_closed),
+		DIR_TEST(test_missing_and_leftover),
+		DIR_TEST(test_salvage),
 	};
 
 	if (argc == 4 && strcmp(argv[1], "--load") == 0)

@@ -846,36 +846,32 @@ test_walk_parents_first(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Each test on a fresh name space. */
+#define NS_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_create_lookup, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_create_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rename_within_dir, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_rename_across_dirs, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_rename_over_existing, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_rename_dir_refused, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_unlink_rmdir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setattr, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_perm_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_perm_dirs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_perm_sticky, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_perm_squash, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gen_differs_on_recreate, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_ino_not_reused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_name_hash_collision, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_name_hash_many, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_walk_parents_first, setup,
-		    teardown),
+		NS_TEST(test_create_lookup),
+		NS_TEST(test_create_refused),
+		NS_TEST(test_resolve),
+		NS_TEST(test_readdir_cookies),
+		NS_TEST(test_rename_within_dir),
+		NS_TEST(test_rename_across_dirs),
+		NS_TEST(test_rename_over_existing),
+		NS_TEST(test_rename_dir_refused),
+		NS_TEST(test_unlink_rmdir),
+		NS_TEST(test_setattr),
+		NS_TEST(test_perm_file),
+		NS_TEST(test_perm_dirs),
+		NS_TEST(test_perm_sticky),
+		NS_TEST(test_perm_squash),
+		NS_TEST(test_gen_differs_on_recreate),
+		NS_TEST(test_ino_not_reused),
+		NS_TEST(test_name_hash_collision),
+		NS_TEST(test_name_hash_many),
+		NS_TEST(test_walk_parents_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

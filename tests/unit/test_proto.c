@@ -11,36 +11,26 @@
 
 #include "common.h"
 #include "pvfs-proto.h"
+#include "xorshift.h"
 #include "proto-table.h"
-
-static uint64_t rng_state = 0x243f6a8885a308d3ULL;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 static void fill_fields(const struct pvfs_field *f, uint8_t *base, int big);
 
 static void
 fill_str(char *s, uint32_t max, int big)
 {
-	uint32_t n = big ? max : (uint32_t)(rng() % (max < 40 ? max + 1 : 41));
+	uint32_t n = big ? max : (uint32_t)(xorshift() % (max < 40 ? max + 1 : 41));
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		s[i] = (char)('a' + rng() % 26);
+		s[i] = (char)('a' + xorshift() % 26);
 	s[n] = '\0';
 }
 
 static void
 fill_array(const struct pvfs_field *f, uint8_t *base, int big)
 {
-	uint32_t i, n = (uint32_t)(rng() % 4);
+	uint32_t i, n = (uint32_t)(xorshift() % 4);
 	uint8_t *elems = n ? calloc(n, f->elem_size) : NULL;
 
 	for (i = 0; i < n; i++)
@@ -60,22 +50,22 @@ fill_fields(const struct pvfs_field *f, uint8_t *base, int big)
 		uint8_t *p = base + f->off;
 
 		switch (f->type) {
-		case PVFS_F_U8: *p = (uint8_t)rng(); break;
-		case PVFS_F_U16: *(uint16_t *)p = (uint16_t)rng(); break;
-		case PVFS_F_U32: *(uint32_t *)p = (uint32_t)rng(); break;
-		case PVFS_F_U64: *(uint64_t *)p = rng(); break;
+		case PVFS_F_U8: *p = (uint8_t)xorshift(); break;
+		case PVFS_F_U16: *(uint16_t *)p = (uint16_t)xorshift(); break;
+		case PVFS_F_U32: *(uint32_t *)p = (uint32_t)xorshift(); break;
+		case PVFS_F_U64: *(uint64_t *)p = xorshift(); break;
 		case PVFS_F_STR: fill_str((char *)p, f->max, big); break;
 		case PVFS_F_MAC:
 			for (i = 0; i < PVFS_MAC_LEN; i++)
-				p[i] = (uint8_t)rng();
+				p[i] = (uint8_t)xorshift();
 			break;
 		case PVFS_F_CRED:
 			cr = (struct pvfs_cred *)p;
-			cr->uid = (uint32_t)rng();
-			cr->gid = (uint32_t)rng();
-			cr->ngroups = (uint32_t)(rng() % (PVFS_MAX_GROUPS + 1));
+			cr->uid = (uint32_t)xorshift();
+			cr->gid = (uint32_t)xorshift();
+			cr->ngroups = (uint32_t)(xorshift() % (PVFS_MAX_GROUPS + 1));
 			for (i = 0; i < cr->ngroups; i++)
-				cr->groups[i] = (uint32_t)rng();
+				cr->groups[i] = (uint32_t)xorshift();
 			break;
 		case PVFS_F_STRUCT: fill_fields(f->sub, p, big); break;
 		case PVFS_F_ARRAY: fill_array(f, base, big); break;
@@ -224,10 +214,10 @@ test_garbage_bodies_do_not_crash(void **state)
 	int k;
 
 	for (k = 0; k < 20000; k++) {
-		i = rng() % NOPS;
-		len = rng() % sizeof(body);
+		i = xorshift() % NOPS;
+		len = xorshift() % sizeof(body);
 		for (j = 0; j < len; j++)
-			body[j] = (uint8_t)(k % 3 == 0 ? rng() % 4 : rng());
+			body[j] = (uint8_t)(k % 3 == 0 ? xorshift() % 4 : xorshift());
 		back = calloc(1, pvfs_msg_size(all_ops[i], k & 1));
 		if (pvfs_msg_decode(all_ops[i], k & 1, body, len, back) == 0)
 			pvfs_msg_free(all_ops[i], k & 1, back);
@@ -338,5 +328,6 @@ main(void)
 		cmocka_unit_test(test_encode_refuses_invalid),
 	};
 
+	xorshift_state = 0x243f6a8885a308d3ULL; /* the same bytes every run */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,23 +9,7 @@
 #include <cmocka.h>
 
 #include "common.h"
-
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static uint64_t
-rng_range(uint64_t lo, uint64_t hi)
-{
-	return lo + rng() % (hi - lo + 1);
-}
+#include "xorshift.h"
 
 /* The model: where byte L lives, straight from the definition. */
 static void
@@ -81,13 +65,13 @@ static void
 random_case(uint64_t base_off)
 {
 	struct pvfs_pattern pat;
-	uint32_t pcount = (uint32_t)rng_range(1, 6);
-	uint32_t ssize = (uint32_t)rng_range(1, 5) * (rng() % 2 ? 7 : 16);
+	uint32_t pcount = (uint32_t)xorshift_range(1, 6);
+	uint32_t ssize = (uint32_t)xorshift_range(1, 5) * (xorshift() % 2 ? 7 : 16);
 
-	pat.offset = base_off + rng_range(0, 3000);
-	pat.gsize = rng_range(1, 700);
-	pat.count = rng() % 3 == 0 ? 1 : rng_range(1, 6);
-	pat.stride = pat.gsize + (pat.count > 1 ? rng_range(0, 300) : 0);
+	pat.offset = base_off + xorshift_range(0, 3000);
+	pat.gsize = xorshift_range(1, 700);
+	pat.count = xorshift() % 3 == 0 ? 1 : xorshift_range(1, 6);
+	pat.stride = pat.gsize + (pat.count > 1 ? xorshift_range(0, 300) : 0);
 	assert_int_equal(pvfs_pattern_check(&pat), 0);
 	check_pattern(&pat, pcount, ssize);
 }
@@ -107,7 +91,7 @@ test_iter_matches_model_past_4gib(void **state)
 	int i;
 
 	for (i = 0; i < 1000; i++)
-		random_case((5ULL << 30) + rng_range(0, 1ULL << 34));
+		random_case((5ULL << 30) + xorshift_range(0, 1ULL << 34));
 }
 
 /* local_size counts exactly the model's bytes below a logical size. */
@@ -119,9 +103,9 @@ test_local_size_matches_model(void **state)
 	int i;
 
 	for (i = 0; i < 300; i++) {
-		pcount = (uint32_t)rng_range(1, 8);
-		ssize = (uint32_t)rng_range(1, 64);
-		size = rng_range(0, 4000);
+		pcount = (uint32_t)xorshift_range(1, 8);
+		ssize = (uint32_t)xorshift_range(1, 64);
+		size = xorshift_range(0, 4000);
 		for (rel = 0; rel < pcount; rel++)
 			count[rel] = 0;
 		for (L = 0; L < size; L++) {
@@ -144,9 +128,9 @@ test_logical_end_recovers_size(void **state)
 	int i;
 
 	for (i = 0; i < 20000; i++) {
-		pcount = (uint32_t)rng_range(1, 16);
-		ssize = (uint32_t)rng_range(1, 1 << 20);
-		size = i % 2 ? rng_range(0, 1ULL << 45) : rng_range(0, 100000);
+		pcount = (uint32_t)xorshift_range(1, 16);
+		ssize = (uint32_t)xorshift_range(1, 1 << 20);
+		size = i % 2 ? xorshift_range(0, 1ULL << 45) : xorshift_range(0, 100000);
 		max = 0;
 		for (rel = 0; rel < pcount; rel++) {
 			end = pvfs_stripe_logical_end(
@@ -169,7 +153,7 @@ test_rel_and_abs(void **state)
 	int i;
 
 	for (i = 0; i < 10000; i++) {
-		L = rng_range(0, 1ULL << 40);
+		L = xorshift_range(0, 1ULL << 40);
 		model_byte(L, d.pcount, d.ssize, &mrel, &mlocal);
 		assert_int_equal(pvfs_stripe_rel(L, d.pcount, d.ssize), mrel);
 	}
@@ -210,10 +194,7 @@ main(void)
 		cmocka_unit_test(test_rel_and_abs),
 		cmocka_unit_test(test_pattern_check_rejects),
 	};
-	const char *seed = getenv("PVFS_TEST_SEED");
 
-	rng_state = seed ? strtoull(seed, NULL, 0) : 0x9e3779b97f4a7c15ULL;
-	printf("# seed 0x%llx (set PVFS_TEST_SEED to repeat)\n",
-	    (unsigned long long)rng_state);
+	xorshift_seed(0x9e3779b97f4a7c15ULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,21 @@ pl_get(int fd)
 	return f;
 }
 
+struct pl_file *
+pl_file_get(int fd)
+{
+	struct pl_file *f = pl_get(fd);
+
+	if (f == NULL) {
+		errno = EBADF;
+	} else if (f->h == NULL) {
+		pl_put(f);
+		f = NULL;
+		errno = EIO;
+	}
+	return f;
+}
+
 static void
 pl_file_free(struct pl_file *f)
 {

@@ -76,6 +76,9 @@ pl_fd_hit(int fd)
 }
 /* The file behind fd with a reference, or NULL (errno untouched). */
 struct pl_file *pl_get(int fd);
+/* The same for a call on the file's handle: NULL with errno EBADF (no
+ * PVFS file) or EIO (the handle was lost). */
+struct pl_file *pl_file_get(int fd);
 void pl_put(struct pl_file *f);
 void pl_tab_lock(void);
 void pl_tab_unlock(void);

@@ -370,8 +370,7 @@ pl_open_abs(const char *abs, int flags, mode_t mode)
 	}
 	fd = pl_install_new(f, flags & O_CLOEXEC);
 	pl_put(f);
-	if (fd >= 0 && fd <= 2)
-		pl_std_sync(fd);
+	pl_std_sync(fd);
 	return fd;
 }
 

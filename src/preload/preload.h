@@ -134,7 +134,7 @@ void pl_lock_release(struct pl_file *f);
 
 /* ---- preload-stdio.c: FILE streams over PVFS descriptors ---- */
 FILE *pl_stdio_open(int fd, const char *mode);
-/* fd (0, 1 or 2) changed: make stdin/stdout/stderr follow it. */
+/* fd changed: when it is 0, 1 or 2, make stdin/stdout/stderr follow it. */
 void pl_std_sync(int fd);
 /* Flush the stream that writes to fd (0..2) before fd changes. */
 void pl_std_flush(int fd);

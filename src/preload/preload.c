@@ -67,11 +67,7 @@ pl_dlsym(const char *name)
 int
 pl_active(void)
 {
-	if (pl_busy)
-		return 0;
-	if (!__atomic_load_n(&pl_ready, __ATOMIC_ACQUIRE))
-		pl_init();
-	return pl_path_nprefix() > 0;
+	return pl_started() && pl_path_nprefix() > 0;
 }
 
 int
@@ -515,7 +511,8 @@ pl_atfork_parent(void)
 }
 
 /* Threads that held a file's lock (kept across network waits) are gone;
- * the library resets its open files' own locks. */
+ * the library resets its open files' own locks.  The rest is as in the
+ * parent. */
 static void
 pl_atfork_child(void)
 {
@@ -532,10 +529,7 @@ pl_atfork_child(void)
 			pthread_mutex_init(&c[j]->lock, NULL);
 		}
 	}
-	pthread_mutex_unlock(&pl_lock);
-	pl_cwd_atfork(0);
-	pl_dir_atfork(0);
-	pl_std_atfork(0);
+	pl_atfork_parent();
 }
 
 /* ---- start-up ---- */

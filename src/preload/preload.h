@@ -64,15 +64,21 @@ struct pl_file {
 
 /* Lock-free: 1 if fd maps to a PVFS file. */
 int pl_is_pvfs_fd(int fd);
-/* The test every descriptor wrapper starts with. */
+/* 0 inside the shim; else 1, after start-up if it had not run. */
 static inline int
-pl_fd_hit(int fd)
+pl_started(void)
 {
 	if (pl_busy)
 		return 0;
 	if (!__atomic_load_n(&pl_ready, __ATOMIC_ACQUIRE))
 		pl_init();
-	return pl_is_pvfs_fd(fd);
+	return 1;
+}
+/* The test every descriptor wrapper starts with. */
+static inline int
+pl_fd_hit(int fd)
+{
+	return pl_started() && pl_is_pvfs_fd(fd);
 }
 /* The file behind fd with a reference, or NULL (errno untouched). */
 struct pl_file *pl_get(int fd);

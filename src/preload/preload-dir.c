@@ -378,32 +378,38 @@ pl_glob_pvfs(const char *pattern)
 	return pl_cwd_is_virtual() || pl_route(AT_FDCWD, pattern, abs) == PL_PVFS;
 }
 
+/* glob64_t is glob_t's layout (as struct stat64 is struct stat's on the
+ * 64-bit targets): one body serves both. */
+_Static_assert(sizeof(glob_t) == sizeof(glob64_t), "glob_t layouts differ");
+
+static int
+pl_glob(int is64, const char *pattern, int flags,
+    int (*errfunc)(const char *, int), glob_t *g)
+{
+	if (pl_glob_pvfs(pattern) && !(flags & GLOB_ALTDIRFUNC)) {
+		g->gl_opendir = pl_gl_opendir;
+		g->gl_readdir = pl_gl_readdir;
+		g->gl_closedir = pl_gl_closedir;
+		g->gl_stat = pl_gl_stat;
+		g->gl_lstat = pl_gl_lstat;
+		flags |= GLOB_ALTDIRFUNC;
+	}
+	return is64 ? REAL(glob64)(pattern, flags, errfunc, (glob64_t *)g) :
+	    REAL(glob)(pattern, flags, errfunc, g);
+}
+
 int
 glob(const char *pattern, int flags, int (*errfunc)(const char *, int),
     glob_t *g)
 {
-	if (!pl_glob_pvfs(pattern) || (flags & GLOB_ALTDIRFUNC))
-		return REAL(glob)(pattern, flags, errfunc, g);
-	g->gl_opendir = pl_gl_opendir;
-	g->gl_readdir = pl_gl_readdir;
-	g->gl_closedir = pl_gl_closedir;
-	g->gl_stat = pl_gl_stat;
-	g->gl_lstat = pl_gl_lstat;
-	return REAL(glob)(pattern, flags | GLOB_ALTDIRFUNC, errfunc, g);
+	return pl_glob(0, pattern, flags, errfunc, g);
 }
 
 int
 glob64(const char *pattern, int flags, int (*errfunc)(const char *, int),
     glob64_t *g)
 {
-	if (!pl_glob_pvfs(pattern) || (flags & GLOB_ALTDIRFUNC))
-		return REAL(glob64)(pattern, flags, errfunc, g);
-	g->gl_opendir = pl_gl_opendir;
-	g->gl_readdir = (struct dirent64 *(*)(void *))pl_gl_readdir;
-	g->gl_closedir = pl_gl_closedir;
-	g->gl_stat = (int (*)(const char *, struct stat64 *))pl_gl_stat;
-	g->gl_lstat = (int (*)(const char *, struct stat64 *))pl_gl_lstat;
-	return REAL(glob64)(pattern, flags | GLOB_ALTDIRFUNC, errfunc, g);
+	return pl_glob(1, pattern, flags, errfunc, (glob_t *)g);
 }
 
 /* ---- nftw and ftw on PVFS trees ---- */

@@ -87,11 +87,15 @@ pl_env_build(struct pl_env *e, char *const envp[])
 	return e->v;
 }
 
+/* Keeps errno: callers report the failed exec's. */
 static void
 pl_env_free(struct pl_env *e)
 {
+	int saved = errno;
+
 	if (e->v != NULL && e->v != e->stack)
 		free(e->v);
+	errno = saved;
 }
 
 /* Copy a PVFS program into a memfd; its descriptor or -1.  Scripts keep
@@ -167,9 +171,7 @@ pl_execve_env(const char *path, char *const argv[], char *const envp[])
 		REAL(close)(fd);
 		errno = saved;
 	}
-	saved = errno;
 	pl_env_free(&e);
-	errno = saved;
 	return -1;
 }
 
@@ -194,7 +196,6 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 	enum pl_route r = PL_LOCAL;
 	struct pl_env e;
 	char **env;
-	int saved;
 
 	if (!pl_active())
 		return REAL(execvpe)(file, argv, envp);
@@ -206,9 +207,7 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 	if ((env = pl_env_build(&e, envp)) == NULL)
 		return -1;
 	REAL(execvpe)(PL_USE(r, file, abs), argv, env);
-	saved = errno;
 	pl_env_free(&e);
-	errno = saved;
 	return -1;
 }
 
@@ -281,7 +280,6 @@ fexecve(int fd, char *const argv[], char *const envp[])
 	struct pl_env e;
 	struct pl_file *f;
 	char **env, path[PATH_MAX];
-	int saved;
 
 	if (!pl_active())
 		return REAL(fexecve)(fd, argv, envp);
@@ -293,9 +291,7 @@ fexecve(int fd, char *const argv[], char *const envp[])
 	if ((env = pl_env_build(&e, envp)) == NULL)
 		return -1;
 	REAL(fexecve)(fd, argv, env);
-	saved = errno;
 	pl_env_free(&e);
-	errno = saved;
 	return -1;
 }
 
@@ -307,7 +303,6 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	enum pl_route r;
 	struct pl_env e;
 	char **env;
-	int saved;
 
 	if (!pl_active())
 		return REAL(execveat)(dirfd, path, argv, envp, flags);
@@ -318,13 +313,12 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	if ((env = pl_env_build(&e, envp)) == NULL)
 		return -1;
 	REAL(execveat)(dirfd, PL_USE(r, path, abs), argv, env, flags);
-	saved = errno;
 	pl_env_free(&e);
-	errno = saved;
 	return -1;
 }
 
-/* which: 0 posix_spawn, 1 posix_spawnp (a name without '/'). */
+/* which: 0 posix_spawn, 1 posix_spawnp (a name without '/' is searched
+ * for in PATH). */
 static int
 pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[],
@@ -336,6 +330,9 @@ pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	char **env;
 	int rc, fd = -1;
 
+	if (!pl_active())
+		return which == 0 ? REAL(posix_spawn)(pid, path, fa, attr, argv, envp) :
+		    REAL(posix_spawnp)(pid, path, fa, attr, argv, envp);
 	if (which == 0 || strchr(path, '/') != NULL)
 		r = pl_route(AT_FDCWD, path, abs);
 	if ((env = pl_env_build(&e, envp)) == NULL)
@@ -361,8 +358,6 @@ int
 posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	if (!pl_active())
-		return REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
 	return pl_spawn(pid, path, fa, attr, argv, envp, 0);
 }
 
@@ -370,7 +365,5 @@ int
 posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	if (!pl_active())
-		return REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
 	return pl_spawn(pid, file, fa, attr, argv, envp, 1);
 }

@@ -38,6 +38,15 @@ pl_openat(int dirfd, const char *path, int flags, mode_t mode)
 	return REAL(openat)(dirfd, PL_USE(r, path, abs), flags, mode);
 }
 
+/* The one argument after last of fcntl or ioctl, read as type. */
+#define PL_VA_ONE(last, type) ({ \
+	va_list ap_; \
+	type v_; \
+	va_start(ap_, last); \
+	v_ = va_arg(ap_, type); \
+	va_end(ap_); \
+	v_; })
+
 #define PL_MODE_ARG(flags, mode) do { \
 	va_list ap_; \
 	(mode) = 0; \
@@ -139,18 +148,16 @@ creat64(const char *path, mode_t mode)
 static ssize_t
 pl_io(int fd, int write, const struct iovec *iov, int cnt, off_t off, int usepos)
 {
-	struct pl_file *f = pl_get(fd);
+	struct pl_file *f = pl_file_get(fd);
 	uint64_t size;
 	ssize_t n = -1;
 	off_t pos;
 
-	if (f == NULL) {
-		errno = EBADF;
+	if (f == NULL)
 		return -1;
-	}
-	if (f->h == NULL || f->isdir) {
-		errno = f->h == NULL ? EIO : EISDIR;
+	if (f->isdir) {
 		pl_put(f);
+		errno = EISDIR;
 		return -1;
 	}
 	if (!usepos) {
@@ -371,25 +378,44 @@ pl_lock_release(struct pl_file *f)
 		REAL(fcntl)(f->lockfd, F_SETLK, &u);
 }
 
+/* What a table slot pointed at before close or dup2 over it. */
+static void
+pl_drop(struct pl_file *prev)
+{
+	if (prev != NULL) {
+		pl_lock_release(prev);
+		pl_put(prev);
+	}
+}
+
+/* close, dup and F_DUPFD change the table: 1 when fd is the shim's to
+ * handle, 0 when it is libc's, -1 (EBADF) for one of the shim's own. */
+static int
+pl_fd_claim(int fd)
+{
+	if (pl_busy)
+		return 0;
+	if (pl_own_fd(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	return pl_fd_hit(fd) && !pl_in_vfork();
+}
+
 int
 pl_fd_close(int fd)
 {
 	struct pl_file *prev;
 	int rc, saved;
 
-	if (fd <= 2)
-		pl_std_flush(fd);
+	pl_std_flush(fd);
 	pl_tab_lock();
 	prev = pl_tab_set(fd, NULL);
 	rc = REAL(close)(fd);
 	saved = errno;
 	pl_tab_unlock();
-	if (prev != NULL) {
-		pl_lock_release(prev);
-		pl_put(prev);
-	}
-	if (fd <= 2)
-		pl_std_sync(fd);
+	pl_drop(prev);
+	pl_std_sync(fd);
 	errno = saved;
 	return rc;
 }
@@ -397,15 +423,9 @@ pl_fd_close(int fd)
 int
 close(int fd)
 {
-	if (pl_busy)
-		return REAL(close)(fd);
-	if (pl_own_fd(fd)) {
-		errno = EBADF;
-		return -1;
-	}
-	if (!pl_fd_hit(fd) || pl_in_vfork())
-		return REAL(close)(fd);
-	return pl_fd_close(fd);
+	int c = pl_fd_claim(fd);
+
+	return c == 0 ? REAL(close)(fd) : c < 0 ? -1 : pl_fd_close(fd);
 }
 
 /* Close [lo, hi] around the shim's own descriptors (all of them lie in
@@ -451,10 +471,7 @@ close_range(unsigned first, unsigned last, int flags)
 		pl_tab_lock();
 		prev = pl_tab_set((int)fd, NULL);
 		pl_tab_unlock();
-		if (prev != NULL) {
-			pl_lock_release(prev);
-			pl_put(prev);
-		}
+		pl_drop(prev);
 	}
 	rc = pl_close_span(first, last, flags);
 	for (fd = first; fd <= 2 && fd <= last; fd++)
@@ -472,39 +489,31 @@ closefrom(int lowfd)
 static int
 pl_dupfd(int old, int cmd, int minfd)
 {
-	struct pl_file *f = pl_get(old), *prev = NULL;
+	struct pl_file *f = pl_get(old), *prev;
 	int nfd;
 
 	pl_tab_lock();
 	nfd = REAL(fcntl)(old, cmd, minfd);
-	if (nfd >= 0)
-		prev = pl_tab_set(nfd, f);
+	prev = nfd >= 0 ? pl_tab_set(nfd, f) : NULL;
 	pl_tab_unlock();
 	pl_put(prev);
 	pl_put(f);
-	if (nfd >= 0 && nfd <= 2)
-		pl_std_sync(nfd);
+	pl_std_sync(nfd);
 	return nfd;
 }
 
 int
 dup(int fd)
 {
-	if (pl_busy)
-		return REAL(dup)(fd);
-	if (pl_own_fd(fd)) {
-		errno = EBADF;
-		return -1;
-	}
-	if (!pl_fd_hit(fd) || pl_in_vfork())
-		return REAL(dup)(fd);
-	return pl_dupfd(fd, F_DUPFD, 0);
+	int c = pl_fd_claim(fd);
+
+	return c == 0 ? REAL(dup)(fd) : c < 0 ? -1 : pl_dupfd(fd, F_DUPFD, 0);
 }
 
 static int
 pl_dup3(int old, int nfd, int flags, int is_dup2)
 {
-	struct pl_file *f, *prev = NULL;
+	struct pl_file *f, *prev;
 	int rc;
 
 	if (pl_own_fd(old)) {
@@ -519,21 +528,16 @@ pl_dup3(int old, int nfd, int flags, int is_dup2)
 	 * flush of the program's stdout/stderr. */
 	if (pl_in_vfork() || (!pl_is_pvfs_fd(old) && !pl_is_pvfs_fd(nfd)))
 		return is_dup2 ? REAL(dup2)(old, nfd) : REAL(dup3)(old, nfd, flags);
-	if (nfd >= 0 && nfd <= 2 && old != nfd)
+	if (old != nfd)
 		pl_std_flush(nfd);
 	f = pl_get(old);
 	pl_tab_lock();
 	rc = is_dup2 ? REAL(dup2)(old, nfd) : REAL(dup3)(old, nfd, flags);
-	if (rc == nfd && old != nfd)
-		prev = pl_tab_set(nfd, f);
+	prev = rc == nfd && old != nfd ? pl_tab_set(nfd, f) : NULL;
 	pl_tab_unlock();
-	if (prev != NULL) {
-		pl_lock_release(prev);
-		pl_put(prev);
-	}
+	pl_drop(prev);
 	pl_put(f);
-	if (rc >= 0 && rc <= 2)
-		pl_std_sync(rc);
+	pl_std_sync(rc);
 	return rc;
 }
 
@@ -651,18 +655,12 @@ static int
 pl_fcntl_any(int fd, int cmd, unsigned long arg)
 {
 	struct pl_file *f;
-	int rc;
+	int c, rc;
 
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
-		if (pl_busy)
-			return REAL(fcntl)(fd, cmd, arg);
-		if (pl_own_fd(fd)) {
-			errno = EBADF;
-			return -1;
-		}
-		if (!pl_fd_hit(fd) || pl_in_vfork())
-			return REAL(fcntl)(fd, cmd, arg);
-		return pl_dupfd(fd, cmd, (int)arg);
+		c = pl_fd_claim(fd);
+		return c == 0 ? REAL(fcntl)(fd, cmd, arg) : c < 0 ? -1 :
+		    pl_dupfd(fd, cmd, (int)arg);
 	}
 	if (!pl_fd_hit(fd) || (f = pl_get(fd)) == NULL)
 		return REAL(fcntl)(fd, cmd, arg);
@@ -674,25 +672,13 @@ pl_fcntl_any(int fd, int cmd, unsigned long arg)
 int
 fcntl(int fd, int cmd, ...)
 {
-	unsigned long arg;
-	va_list ap;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	return pl_fcntl_any(fd, cmd, arg);
+	return pl_fcntl_any(fd, cmd, PL_VA_ONE(cmd, unsigned long));
 }
 
 int
 fcntl64(int fd, int cmd, ...)
 {
-	unsigned long arg;
-	va_list ap;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	return pl_fcntl_any(fd, cmd, arg);
+	return pl_fcntl_any(fd, cmd, PL_VA_ONE(cmd, unsigned long));
 }
 
 int
@@ -752,13 +738,9 @@ ioctl(int fd, unsigned long req, ...)
 	struct pvfs_filestat *m;
 	struct pvfs_file_info info;
 	struct pl_file *f;
-	va_list ap;
-	void *arg;
+	void *arg = PL_VA_ONE(req, void *);
 	int rc = -1;
 
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
 	/* FIOCLEX/FIONCLEX set the descriptor's flag: the placeholder's. */
 	if (!pl_fd_hit(fd) || req == FIOCLEX || req == FIONCLEX ||
 	    (f = pl_get(fd)) == NULL)
@@ -775,7 +757,38 @@ ioctl(int fd, unsigned long req, ...)
 	return rc;
 }
 
-/* ---- sync, size, allocation, advice ---- */
+/* ---- size, sync, allocation, advice ---- */
+
+static int
+pl_ftruncate(int fd, off_t len)
+{
+	struct pl_file *f = pl_file_get(fd);
+	int rc = -1;
+
+	if (f == NULL)
+		return -1;
+	if (len < 0 || f->isdir) {
+		errno = EINVAL;
+	} else {
+		pl_busy++;
+		rc = pvfs_file_truncate(f->h, (uint64_t)len);
+		pl_busy--;
+	}
+	pl_put(f);
+	return rc;
+}
+
+int
+ftruncate(int fd, off_t len)
+{
+	return pl_fd_hit(fd) ? pl_ftruncate(fd, len) : REAL(ftruncate)(fd, len);
+}
+
+int
+ftruncate64(int fd, off64_t len)
+{
+	return pl_fd_hit(fd) ? pl_ftruncate(fd, len) : REAL(ftruncate64)(fd, len);
+}
 
 static int
 pl_sync(int fd, int datasync)
@@ -808,40 +821,6 @@ int
 syncfs(int fd)
 {
 	return pl_fd_hit(fd) ? 0 : REAL(syncfs)(fd);
-}
-
-static int
-pl_ftruncate(int fd, off_t len)
-{
-	struct pl_file *f = pl_get(fd);
-	int rc;
-
-	if (f == NULL) {
-		errno = EBADF;
-		return -1;
-	}
-	pl_busy++;
-	if (f->h == NULL)
-		rc = (errno = EIO, -1);
-	else if (len < 0 || f->isdir)
-		rc = (errno = EINVAL, -1);
-	else
-		rc = pvfs_file_truncate(f->h, (uint64_t)len);
-	pl_busy--;
-	pl_put(f);
-	return rc;
-}
-
-int
-ftruncate(int fd, off_t len)
-{
-	return pl_fd_hit(fd) ? pl_ftruncate(fd, len) : REAL(ftruncate)(fd, len);
-}
-
-int
-ftruncate64(int fd, off64_t len)
-{
-	return pl_fd_hit(fd) ? pl_ftruncate(fd, len) : REAL(ftruncate64)(fd, len);
 }
 
 /* Mode 0 grows the file to off + len (holes read as zeros). */
@@ -921,16 +900,33 @@ posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
 
 /* ---- copies between descriptors ---- */
 
-/* Callers (cp, cat, install) fall back to read/write on EXDEV. */
+/* copy_file_range and splice: the kernel's copies cannot reach PVFS.
+ * Callers of copy_file_range (cp, cat, install) fall back to read/write
+ * on EXDEV. */
+static ssize_t
+pl_kernel_copy(int is_splice, int in, off64_t *in_off, int out, off64_t *out_off,
+    size_t len, unsigned flags)
+{
+	if (pl_fd_hit(in) || pl_fd_hit(out)) {
+		errno = is_splice ? EINVAL : EXDEV;
+		return -1;
+	}
+	return is_splice ? REAL(splice)(in, in_off, out, out_off, len, flags) :
+	    REAL(copy_file_range)(in, in_off, out, out_off, len, flags);
+}
+
 ssize_t
 copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
     unsigned flags)
 {
-	if (pl_fd_hit(in) || pl_fd_hit(out)) {
-		errno = EXDEV;
-		return -1;
-	}
-	return REAL(copy_file_range)(in, in_off, out, out_off, len, flags);
+	return pl_kernel_copy(0, in, in_off, out, out_off, len, flags);
+}
+
+ssize_t
+splice(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
+    unsigned flags)
+{
+	return pl_kernel_copy(1, in, in_off, out, out_off, len, flags);
 }
 
 static ssize_t
@@ -981,17 +977,6 @@ sendfile64(int out, int in, off64_t *off, size_t count)
 	if (pl_fd_hit(in) || pl_fd_hit(out))
 		return pl_sendfile(out, in, off, count);
 	return REAL(sendfile64)(out, in, off, count);
-}
-
-ssize_t
-splice(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
-    unsigned flags)
-{
-	if (pl_fd_hit(in) || pl_fd_hit(out)) {
-		errno = EINVAL;
-		return -1;
-	}
-	return REAL(splice)(in, in_off, out, out_off, len, flags);
 }
 
 /* ---- mmap: a private copy; shared writable mappings cannot work ---- */

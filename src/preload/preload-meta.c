@@ -31,6 +31,26 @@ _Static_assert(sizeof(struct statvfs) == sizeof(struct statvfs64), "statvfs layo
 
 #define PL_BUSY(expr) ({ int rc_; pl_busy++; rc_ = (expr); pl_busy--; rc_; })
 
+/* The libc entry point a family helper below hands a local path to. */
+enum pl_call {
+	PL_STAT, PL_LSTAT, PL_FSTATAT, PL_XSTAT, PL_LXSTAT, PL_FXSTATAT,
+	PL_ACCESS, PL_EUIDACCESS, PL_FACCESSAT,
+	PL_CHMOD, PL_FCHMODAT, PL_CHOWN, PL_LCHOWN, PL_FCHOWNAT,
+	PL_UTIMES, PL_LUTIMES, PL_FUTIMESAT,
+	PL_UNLINK, PL_UNLINKAT, PL_RMDIR, PL_REMOVE, PL_MKDIR, PL_MKDIRAT,
+	PL_RENAME, PL_RENAMEAT, PL_RENAMEAT2, PL_LINK, PL_LINKAT,
+	PL_SYMLINK, PL_SYMLINKAT, PL_MKNOD, PL_MKNODAT, PL_MKFIFO, PL_MKFIFOAT,
+	PL_READLINK, PL_READLINKAT,
+};
+
+/* An *at call on dirfd itself ("" with AT_EMPTY_PATH), dirfd on PVFS. */
+static int
+pl_at_self(int dirfd, const char *path, int flags)
+{
+	return path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH) &&
+	    pl_fd_hit(dirfd);
+}
+
 int
 pl_stat_abs(const char *abs, struct stat *st)
 {
@@ -40,27 +60,43 @@ pl_stat_abs(const char *abs, struct stat *st)
 static int
 pl_fstat_fd(int fd, struct stat *st)
 {
-	struct pl_file *f = pl_get(fd);
-	int rc;
+	struct pl_file *f = pl_file_get(fd);
+	int rc = f == NULL ? -1 : PL_BUSY(pvfs_file_stat(f->h, st));
 
-	if (f == NULL) {
-		errno = EBADF;
-		return -1;
-	}
-	rc = f->h == NULL ? (errno = EIO, -1) : PL_BUSY(pvfs_file_stat(f->h, st));
 	pl_put(f);
 	return rc;
 }
 
 /* ---- stat ---- */
 
+/* stat, lstat, fstatat and the __xstat forms (ver): PVFS has no links,
+ * so an l form is its plain one. */
+static int
+pl_stat_at(enum pl_call which, int ver, int dirfd, const char *path,
+    struct stat *st, int flags)
+{
+	char abs[PATH_MAX];
+	enum pl_route r;
+	const char *use;
+
+	if (pl_at_self(dirfd, path, flags))
+		return pl_fstat_fd(dirfd, st);
+	r = pl_route(dirfd, path, abs);
+	if (r == PL_PVFS)
+		return pl_stat_abs(abs, st);
+	use = PL_USE(r, path, abs);
+	return which == PL_STAT ? REAL(stat)(use, st) :
+	    which == PL_LSTAT ? REAL(lstat)(use, st) :
+	    which == PL_FSTATAT ? REAL(fstatat)(dirfd, use, st, flags) :
+	    which == PL_XSTAT ? REAL(__xstat)(ver, use, st) :
+	    which == PL_LXSTAT ? REAL(__lxstat)(ver, use, st) :
+	    REAL(__fxstatat)(ver, dirfd, use, st, flags);
+}
+
 int
 stat(const char *path, struct stat *st)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? pl_stat_abs(abs, st) : REAL(stat)(PL_USE(r, path, abs), st);
+	return pl_stat_at(PL_STAT, 0, AT_FDCWD, path, st, 0);
 }
 
 int
@@ -72,10 +108,7 @@ stat64(const char *path, struct stat64 *st)
 int
 lstat(const char *path, struct stat *st)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? pl_stat_abs(abs, st) : REAL(lstat)(PL_USE(r, path, abs), st);
+	return pl_stat_at(PL_LSTAT, 0, AT_FDCWD, path, st, 0);
 }
 
 int
@@ -99,15 +132,7 @@ fstat64(int fd, struct stat64 *st)
 int
 fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	char abs[PATH_MAX];
-	enum pl_route r;
-
-	if (path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH) && pl_fd_hit(dirfd))
-		return pl_fstat_fd(dirfd, st);
-	r = pl_route(dirfd, path, abs);
-	if (r == PL_PVFS)
-		return pl_stat_abs(abs, st);
-	return REAL(fstatat)(dirfd, PL_USE(r, path, abs), st, flags);
+	return pl_stat_at(PL_FSTATAT, 0, dirfd, path, st, flags);
 }
 
 int
@@ -119,11 +144,7 @@ fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 int
 __xstat(int ver, const char *path, struct stat *st)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? pl_stat_abs(abs, st) :
-	    REAL(__xstat)(ver, PL_USE(r, path, abs), st);
+	return pl_stat_at(PL_XSTAT, ver, AT_FDCWD, path, st, 0);
 }
 
 int
@@ -135,11 +156,7 @@ __xstat64(int ver, const char *path, struct stat64 *st)
 int
 __lxstat(int ver, const char *path, struct stat *st)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? pl_stat_abs(abs, st) :
-	    REAL(__lxstat)(ver, PL_USE(r, path, abs), st);
+	return pl_stat_at(PL_LXSTAT, ver, AT_FDCWD, path, st, 0);
 }
 
 int
@@ -163,15 +180,7 @@ __fxstat64(int ver, int fd, struct stat64 *st)
 int
 __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
-	char abs[PATH_MAX];
-	enum pl_route r;
-
-	if (path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH) && pl_fd_hit(dirfd))
-		return pl_fstat_fd(dirfd, st);
-	r = pl_route(dirfd, path, abs);
-	if (r == PL_PVFS)
-		return pl_stat_abs(abs, st);
-	return REAL(__fxstatat)(ver, dirfd, PL_USE(r, path, abs), st, flags);
+	return pl_stat_at(PL_FXSTATAT, ver, dirfd, path, st, flags);
 }
 
 int
@@ -191,21 +200,22 @@ pl_stx_ts(struct timespec ts)
 static void
 pl_statx_fill(const struct stat *st, struct statx *x)
 {
-	memset(x, 0, sizeof(*x));
-	x->stx_mask = STATX_BASIC_STATS;
-	x->stx_blksize = (uint32_t)st->st_blksize;
-	x->stx_nlink = (uint32_t)st->st_nlink;
-	x->stx_uid = st->st_uid;
-	x->stx_gid = st->st_gid;
-	x->stx_mode = (uint16_t)st->st_mode;
-	x->stx_ino = st->st_ino;
-	x->stx_size = (uint64_t)st->st_size;
-	x->stx_blocks = (uint64_t)st->st_blocks;
-	x->stx_atime = pl_stx_ts(st->st_atim);
-	x->stx_ctime = pl_stx_ts(st->st_ctim);
-	x->stx_mtime = pl_stx_ts(st->st_mtim);
-	x->stx_dev_major = major(st->st_dev);
-	x->stx_dev_minor = minor(st->st_dev);
+	*x = (struct statx){
+		.stx_mask = STATX_BASIC_STATS,
+		.stx_blksize = (uint32_t)st->st_blksize,
+		.stx_nlink = (uint32_t)st->st_nlink,
+		.stx_uid = st->st_uid,
+		.stx_gid = st->st_gid,
+		.stx_mode = (uint16_t)st->st_mode,
+		.stx_ino = st->st_ino,
+		.stx_size = (uint64_t)st->st_size,
+		.stx_blocks = (uint64_t)st->st_blocks,
+		.stx_atime = pl_stx_ts(st->st_atim),
+		.stx_ctime = pl_stx_ts(st->st_ctim),
+		.stx_mtime = pl_stx_ts(st->st_mtim),
+		.stx_dev_major = major(st->st_dev),
+		.stx_dev_minor = minor(st->st_dev),
+	};
 }
 
 int
@@ -216,7 +226,7 @@ statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *x)
 	enum pl_route r;
 	int rc;
 
-	if (path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH) && pl_fd_hit(dirfd)) {
+	if (pl_at_self(dirfd, path, flags)) {
 		rc = pl_fstat_fd(dirfd, &st);
 	} else {
 		r = pl_route(dirfd, path, abs);
@@ -252,21 +262,26 @@ pl_fstatfs_fd(int fd, struct statfs *b)
 	return pl_statfs_abs(root, b);
 }
 
-static void
-pl_statvfs_fill(const struct statfs *s, struct statvfs *v)
+/* What statvfs answers when rc is what statfs into s answered. */
+static int
+pl_statvfs_from(int rc, const struct statfs *s, struct statvfs *v)
 {
-	memset(v, 0, sizeof(*v));
-	v->f_bsize = (unsigned long)s->f_bsize;
-	v->f_frsize = (unsigned long)(s->f_frsize ? s->f_frsize : s->f_bsize);
-	v->f_blocks = s->f_blocks;
-	v->f_bfree = s->f_bfree;
-	v->f_bavail = s->f_bavail;
-	v->f_files = s->f_files;
-	v->f_ffree = s->f_ffree;
-	v->f_favail = s->f_ffree;
+	if (rc != 0)
+		return -1;
+	*v = (struct statvfs){
+		.f_bsize = (unsigned long)s->f_bsize,
+		.f_frsize = (unsigned long)(s->f_frsize ? s->f_frsize : s->f_bsize),
+		.f_blocks = s->f_blocks,
+		.f_bfree = s->f_bfree,
+		.f_bavail = s->f_bavail,
+		.f_files = s->f_files,
+		.f_ffree = s->f_ffree,
+		.f_favail = s->f_ffree,
+		.f_namemax = (unsigned long)s->f_namelen,
+	};
 	memcpy(&v->f_fsid, &s->f_fsid, sizeof(v->f_fsid) < sizeof(s->f_fsid) ?
 	    sizeof(v->f_fsid) : sizeof(s->f_fsid));
-	v->f_namemax = (unsigned long)s->f_namelen;
+	return 0;
 }
 
 int
@@ -305,10 +320,7 @@ statvfs(const char *path, struct statvfs *v)
 
 	if (r != PL_PVFS)
 		return REAL(statvfs)(PL_USE(r, path, abs), v);
-	if (pl_statfs_abs(abs, &s) != 0)
-		return -1;
-	pl_statvfs_fill(&s, v);
-	return 0;
+	return pl_statvfs_from(pl_statfs_abs(abs, &s), &s, v);
 }
 
 int
@@ -324,10 +336,7 @@ fstatvfs(int fd, struct statvfs *v)
 
 	if (!pl_fd_hit(fd))
 		return REAL(fstatvfs)(fd, v);
-	if (pl_fstatfs_fd(fd, &s) != 0)
-		return -1;
-	pl_statvfs_fill(&s, v);
-	return 0;
+	return pl_statvfs_from(pl_fstatfs_fd(fd, &s), &s, v);
 }
 
 int
@@ -338,34 +347,37 @@ fstatvfs64(int fd, struct statvfs64 *v)
 
 /* ---- access ---- */
 
+static int
+pl_access_at(enum pl_call which, int dirfd, const char *path, int mode,
+    int flags)
+{
+	char abs[PATH_MAX];
+	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
+
+	if (r == PL_PVFS)
+		return PL_BUSY(pvfs_access(abs, mode));
+	return which == PL_ACCESS ? REAL(access)(use, mode) :
+	    which == PL_EUIDACCESS ? REAL(euidaccess)(use, mode) :
+	    REAL(faccessat)(dirfd, use, mode, flags);
+}
+
 int
 access(const char *path, int mode)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? PL_BUSY(pvfs_access(abs, mode)) :
-	    REAL(access)(PL_USE(r, path, abs), mode);
+	return pl_access_at(PL_ACCESS, AT_FDCWD, path, mode, 0);
 }
 
 int
 faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-
-	return r == PL_PVFS ? PL_BUSY(pvfs_access(abs, mode)) :
-	    REAL(faccessat)(dirfd, PL_USE(r, path, abs), mode, flags);
+	return pl_access_at(PL_FACCESSAT, dirfd, path, mode, flags);
 }
 
 int
 euidaccess(const char *path, int mode)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? PL_BUSY(pvfs_access(abs, mode)) :
-	    REAL(euidaccess)(PL_USE(r, path, abs), mode);
+	return pl_access_at(PL_EUIDACCESS, AT_FDCWD, path, mode, 0);
 }
 
 int
@@ -379,14 +391,9 @@ eaccess(const char *path, int mode)
 static int
 pl_fsetattr(int fd, struct pvfs_setattr *req)
 {
-	struct pl_file *f = pl_get(fd);
-	int rc;
+	struct pl_file *f = pl_file_get(fd);
+	int rc = f == NULL ? -1 : PL_BUSY(pvfs_file_setattr(f->h, req));
 
-	if (f == NULL) {
-		errno = EBADF;
-		return -1;
-	}
-	rc = f->h == NULL ? (errno = EIO, -1) : PL_BUSY(pvfs_file_setattr(f->h, req));
 	pl_put(f);
 	return rc;
 }
@@ -449,30 +456,41 @@ pl_setattr_abs(const char *abs, struct pvfs_setattr *req)
 	return PL_BUSY(pvfs_path_setattr(abs, req));
 }
 
-int
-chmod(const char *path, mode_t mode)
+/* chmod, fchmodat (mode) and chown, lchown, fchownat (uid, gid). */
+static int
+pl_chattr_at(enum pl_call which, int dirfd, const char *path, mode_t mode,
+    uid_t uid, gid_t gid, int flags)
 {
 	struct pvfs_setattr req;
 	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
+	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
 
-	if (r != PL_PVFS)
-		return REAL(chmod)(PL_USE(r, path, abs), mode);
-	pl_req_mode(&req, mode);
-	return pl_setattr_abs(abs, &req);
+	if (r == PL_PVFS) {
+		if (which == PL_CHMOD || which == PL_FCHMODAT)
+			pl_req_mode(&req, mode);
+		else
+			pl_req_owner(&req, uid, gid);
+		return pl_setattr_abs(abs, &req);
+	}
+	return which == PL_CHMOD ? REAL(chmod)(use, mode) :
+	    which == PL_FCHMODAT ? REAL(fchmodat)(dirfd, use, mode, flags) :
+	    which == PL_CHOWN ? REAL(chown)(use, uid, gid) :
+	    which == PL_LCHOWN ? REAL(lchown)(use, uid, gid) :
+	    REAL(fchownat)(dirfd, use, uid, gid, flags);
+}
+
+int
+chmod(const char *path, mode_t mode)
+{
+	return pl_chattr_at(PL_CHMOD, AT_FDCWD, path, mode, (uid_t)-1, (gid_t)-1, 0);
 }
 
 int
 fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-	struct pvfs_setattr req;
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(fchmodat)(dirfd, PL_USE(r, path, abs), mode, flags);
-	pl_req_mode(&req, mode);
-	return pl_setattr_abs(abs, &req);
+	return pl_chattr_at(PL_FCHMODAT, dirfd, path, mode, (uid_t)-1, (gid_t)-1,
+	    flags);
 }
 
 int
@@ -486,41 +504,24 @@ fchmod(int fd, mode_t mode)
 	return pl_fsetattr(fd, &req);
 }
 
-static int
-pl_chown_at(int dirfd, const char *path, uid_t uid, gid_t gid, int flags,
-    int which)
-{
-	struct pvfs_setattr req;
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-	const char *use = PL_USE(r, path, abs);
-
-	if (r != PL_PVFS)
-		return which == 0 ? REAL(chown)(use, uid, gid) :
-		    which == 1 ? REAL(lchown)(use, uid, gid) :
-		    REAL(fchownat)(dirfd, use, uid, gid, flags);
-	pl_req_owner(&req, uid, gid);
-	return pl_setattr_abs(abs, &req);
-}
-
 int
 chown(const char *path, uid_t uid, gid_t gid)
 {
-	return pl_chown_at(AT_FDCWD, path, uid, gid, 0, 0);
+	return pl_chattr_at(PL_CHOWN, AT_FDCWD, path, 0, uid, gid, 0);
 }
 
 int
 lchown(const char *path, uid_t uid, gid_t gid)
 {
-	return pl_chown_at(AT_FDCWD, path, uid, gid, 0, 1);
+	return pl_chattr_at(PL_LCHOWN, AT_FDCWD, path, 0, uid, gid, 0);
 }
 
 int
 fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
 {
-	if (path != NULL && path[0] == '\0' && (flags & AT_EMPTY_PATH) && pl_fd_hit(dirfd))
+	if (pl_at_self(dirfd, path, flags))
 		return fchown(dirfd, uid, gid);
-	return pl_chown_at(dirfd, path, uid, gid, flags, 2);
+	return pl_chattr_at(PL_FCHOWNAT, dirfd, path, 0, uid, gid, flags);
 }
 
 int
@@ -578,28 +579,33 @@ pl_tv_ts(const struct timeval tv[2], struct timespec ts[2])
 	return ts;
 }
 
-int
-utimes(const char *path, const struct timeval tv[2])
+/* utimes, lutimes and futimesat: utimensat's work for a PVFS path. */
+static int
+pl_utimes_at(enum pl_call which, int dirfd, const char *path,
+    const struct timeval tv[2])
 {
 	struct timespec ts[2];
 	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
+	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
 
-	if (r != PL_PVFS)
-		return REAL(utimes)(PL_USE(r, path, abs), tv);
-	return utimensat(AT_FDCWD, abs, pl_tv_ts(tv, ts), 0);
+	if (r == PL_PVFS)
+		return utimensat(AT_FDCWD, abs, pl_tv_ts(tv, ts), 0);
+	return which == PL_UTIMES ? REAL(utimes)(use, tv) :
+	    which == PL_LUTIMES ? REAL(lutimes)(use, tv) :
+	    REAL(futimesat)(dirfd, use, tv);
+}
+
+int
+utimes(const char *path, const struct timeval tv[2])
+{
+	return pl_utimes_at(PL_UTIMES, AT_FDCWD, path, tv);
 }
 
 int
 lutimes(const char *path, const struct timeval tv[2])
 {
-	struct timespec ts[2];
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(lutimes)(PL_USE(r, path, abs), tv);
-	return utimensat(AT_FDCWD, abs, pl_tv_ts(tv, ts), 0);
+	return pl_utimes_at(PL_LUTIMES, AT_FDCWD, path, tv);
 }
 
 int
@@ -615,13 +621,7 @@ futimes(int fd, const struct timeval tv[2])
 int
 futimesat(int dirfd, const char *path, const struct timeval tv[2])
 {
-	struct timespec ts[2];
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(futimesat)(dirfd, PL_USE(r, path, abs), tv);
-	return utimensat(AT_FDCWD, abs, pl_tv_ts(tv, ts), 0);
+	return pl_utimes_at(PL_FUTIMESAT, dirfd, path, tv);
 }
 
 int
@@ -661,86 +661,99 @@ truncate64(const char *path, off64_t len)
 
 /* ---- names ---- */
 
-int
-unlink(const char *path)
-{
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? PL_BUSY(pvfs_unlink(abs)) : REAL(unlink)(PL_USE(r, path, abs));
-}
-
-int
-unlinkat(int dirfd, const char *path, int flags)
+/* unlink, unlinkat, rmdir (flags AT_REMOVEDIR) and remove (a directory
+ * too: after EISDIR). */
+static int
+pl_unlink_at(enum pl_call which, int dirfd, const char *path, int flags)
 {
 	char abs[PATH_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
 
 	if (r != PL_PVFS)
-		return REAL(unlinkat)(dirfd, PL_USE(r, path, abs), flags);
-	return (flags & AT_REMOVEDIR) ? PL_BUSY(pvfs_rmdir(abs)) :
-	    PL_BUSY(pvfs_unlink(abs));
-}
-
-int
-rmdir(const char *path)
-{
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	return r == PL_PVFS ? PL_BUSY(pvfs_rmdir(abs)) : REAL(rmdir)(PL_USE(r, path, abs));
-}
-
-int
-remove(const char *path)
-{
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(remove)(PL_USE(r, path, abs));
+		return which == PL_UNLINK ? REAL(unlink)(use) :
+		    which == PL_RMDIR ? REAL(rmdir)(use) :
+		    which == PL_REMOVE ? REAL(remove)(use) :
+		    REAL(unlinkat)(dirfd, use, flags);
+	if (flags & AT_REMOVEDIR)
+		return PL_BUSY(pvfs_rmdir(abs));
+	if (which != PL_REMOVE)
+		return PL_BUSY(pvfs_unlink(abs));
 	if (PL_BUSY(pvfs_unlink(abs)) == 0)
 		return 0;
 	return errno == EISDIR ? PL_BUSY(pvfs_rmdir(abs)) : -1;
 }
 
 int
-mkdir(const char *path, mode_t mode)
+unlink(const char *path)
+{
+	return pl_unlink_at(PL_UNLINK, AT_FDCWD, path, 0);
+}
+
+int
+unlinkat(int dirfd, const char *path, int flags)
+{
+	return pl_unlink_at(PL_UNLINKAT, dirfd, path, flags);
+}
+
+int
+rmdir(const char *path)
+{
+	return pl_unlink_at(PL_RMDIR, AT_FDCWD, path, AT_REMOVEDIR);
+}
+
+int
+remove(const char *path)
+{
+	return pl_unlink_at(PL_REMOVE, AT_FDCWD, path, 0);
+}
+
+static int
+pl_mkdir_at(enum pl_call which, int dirfd, const char *path, mode_t mode)
 {
 	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
+	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
 
-	if (r != PL_PVFS)
-		return REAL(mkdir)(PL_USE(r, path, abs), mode);
-	return PL_BUSY(pvfs_path_mkdir(abs, mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
+	if (r == PL_PVFS)
+		return PL_BUSY(pvfs_path_mkdir(abs,
+		    mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
+	return which == PL_MKDIR ? REAL(mkdir)(use, mode) :
+	    REAL(mkdirat)(dirfd, use, mode);
+}
+
+int
+mkdir(const char *path, mode_t mode)
+{
+	return pl_mkdir_at(PL_MKDIR, AT_FDCWD, path, mode);
 }
 
 int
 mkdirat(int dirfd, const char *path, mode_t mode)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(mkdirat)(dirfd, PL_USE(r, path, abs), mode);
-	return PL_BUSY(pvfs_path_mkdir(abs, mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
+	return pl_mkdir_at(PL_MKDIRAT, dirfd, path, mode);
 }
 
-/* which: 0 rename, 1 renameat, 2 renameat2.  A rename between PVFS and a
- * local file system is EXDEV, so mv copies. */
+/* rename, renameat, renameat2, and link, linkat.  A rename between PVFS
+ * and a local file system is EXDEV, so mv copies.  PVFS has no links:
+ * EPERM inside it (as file systems without links answer), EXDEV across. */
 static int
-pl_rename(int od, const char *o, int nd, const char *n, unsigned flags, int which)
+pl_rename_at(enum pl_call which, int od, const char *o, int nd, const char *n,
+    unsigned flags)
 {
 	char ao[PATH_MAX], an[PATH_MAX];
 	enum pl_route ro = pl_route(od, o, ao), rn = pl_route(nd, n, an);
+	const char *uo = PL_USE(ro, o, ao), *un = PL_USE(rn, n, an);
 	struct stat st;
 
 	if (ro != PL_PVFS && rn != PL_PVFS)
-		return which == 0 ? REAL(rename)(PL_USE(ro, o, ao), PL_USE(rn, n, an)) :
-		    which == 1 ? REAL(renameat)(od, PL_USE(ro, o, ao), nd, PL_USE(rn, n, an)) :
-		    REAL(renameat2)(od, PL_USE(ro, o, ao), nd, PL_USE(rn, n, an), flags);
-	if (ro != rn) {
-		errno = EXDEV;
+		return which == PL_RENAME ? REAL(rename)(uo, un) :
+		    which == PL_RENAMEAT ? REAL(renameat)(od, uo, nd, un) :
+		    which == PL_RENAMEAT2 ? REAL(renameat2)(od, uo, nd, un, flags) :
+		    which == PL_LINK ? REAL(link)(uo, un) :
+		    REAL(linkat)(od, uo, nd, un, (int)flags);
+	if (which == PL_LINK || which == PL_LINKAT || ro != rn) {
+		errno = ro == rn ? EPERM : EXDEV;
 		return -1;
 	}
 	if (flags & ~RENAME_NOREPLACE) {
@@ -761,82 +774,103 @@ pl_rename(int od, const char *o, int nd, const char *n, unsigned flags, int whic
 int
 rename(const char *o, const char *n)
 {
-	return pl_rename(AT_FDCWD, o, AT_FDCWD, n, 0, 0);
+	return pl_rename_at(PL_RENAME, AT_FDCWD, o, AT_FDCWD, n, 0);
 }
 
 int
 renameat(int od, const char *o, int nd, const char *n)
 {
-	return pl_rename(od, o, nd, n, 0, 1);
+	return pl_rename_at(PL_RENAMEAT, od, o, nd, n, 0);
 }
 
 int
 renameat2(int od, const char *o, int nd, const char *n, unsigned flags)
 {
-	return pl_rename(od, o, nd, n, flags, 2);
-}
-
-/* PVFS has no links: EPERM inside it (as file systems without links
- * answer), EXDEV across. */
-static int
-pl_link_err(enum pl_route a, enum pl_route b)
-{
-	errno = a == PL_PVFS && b == PL_PVFS ? EPERM : EXDEV;
-	return -1;
+	return pl_rename_at(PL_RENAMEAT2, od, o, nd, n, flags);
 }
 
 int
 link(const char *o, const char *n)
 {
-	char ao[PATH_MAX], an[PATH_MAX];
-	enum pl_route ro = pl_route(AT_FDCWD, o, ao), rn = pl_route(AT_FDCWD, n, an);
-
-	if (ro != PL_PVFS && rn != PL_PVFS)
-		return REAL(link)(PL_USE(ro, o, ao), PL_USE(rn, n, an));
-	return pl_link_err(ro, rn);
+	return pl_rename_at(PL_LINK, AT_FDCWD, o, AT_FDCWD, n, 0);
 }
 
 int
 linkat(int od, const char *o, int nd, const char *n, int flags)
 {
-	char ao[PATH_MAX], an[PATH_MAX];
-	enum pl_route ro = pl_route(od, o, ao), rn = pl_route(nd, n, an);
+	return pl_rename_at(PL_LINKAT, od, o, nd, n, (unsigned)flags);
+}
 
-	if (ro != PL_PVFS && rn != PL_PVFS)
-		return REAL(linkat)(od, PL_USE(ro, o, ao), nd, PL_USE(rn, n, an), flags);
-	return pl_link_err(ro, rn);
+/* symlink, symlinkat, mknod, mknodat, mkfifo and mkfifoat: PVFS makes
+ * no links or special files. */
+static int
+pl_mknod_at(enum pl_call which, int dirfd, const char *path, const char *target,
+    mode_t mode, dev_t dev)
+{
+	char abs[PATH_MAX];
+	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
+
+	if (r == PL_PVFS) {
+		errno = EPERM;
+		return -1;
+	}
+	return which == PL_SYMLINK ? REAL(symlink)(target, use) :
+	    which == PL_SYMLINKAT ? REAL(symlinkat)(target, dirfd, use) :
+	    which == PL_MKFIFO || which == PL_MKFIFOAT ?
+	    REAL(mkfifoat)(dirfd, use, mode) :
+	    REAL(mknodat)(dirfd, use, mode, dev);
 }
 
 int
 symlink(const char *target, const char *path)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(symlink)(target, PL_USE(r, path, abs));
-	errno = EPERM;
-	return -1;
+	return pl_mknod_at(PL_SYMLINK, AT_FDCWD, path, target, 0, 0);
 }
 
 int
 symlinkat(const char *target, int dirfd, const char *path)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
+	return pl_mknod_at(PL_SYMLINKAT, dirfd, path, target, 0, 0);
+}
 
-	if (r != PL_PVFS)
-		return REAL(symlinkat)(target, dirfd, PL_USE(r, path, abs));
-	errno = EPERM;
-	return -1;
+int
+mknod(const char *path, mode_t mode, dev_t dev)
+{
+	return pl_mknod_at(PL_MKNOD, AT_FDCWD, path, NULL, mode, dev);
+}
+
+int
+mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	return pl_mknod_at(PL_MKNODAT, dirfd, path, NULL, mode, dev);
+}
+
+int
+mkfifo(const char *path, mode_t mode)
+{
+	return pl_mknod_at(PL_MKFIFO, AT_FDCWD, path, NULL, mode, 0);
+}
+
+int
+mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	return pl_mknod_at(PL_MKFIFOAT, dirfd, path, NULL, mode, 0);
 }
 
 /* Nothing on PVFS is a link: EINVAL for what exists. */
 static ssize_t
-pl_readlink_abs(const char *abs)
+pl_readlink_at(enum pl_call which, int dirfd, const char *path, char *buf,
+    size_t len)
 {
+	char abs[PATH_MAX];
+	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
 	struct stat st;
 
+	if (r != PL_PVFS)
+		return which == PL_READLINK ? REAL(readlink)(use, buf, len) :
+		    REAL(readlinkat)(dirfd, use, buf, len);
 	if (pl_stat_abs(abs, &st) == 0)
 		errno = EINVAL;
 	return -1;
@@ -845,23 +879,13 @@ pl_readlink_abs(const char *abs)
 ssize_t
 readlink(const char *path, char *buf, size_t len)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(readlink)(PL_USE(r, path, abs), buf, len);
-	return pl_readlink_abs(abs);
+	return pl_readlink_at(PL_READLINK, AT_FDCWD, path, buf, len);
 }
 
 ssize_t
 readlinkat(int dirfd, const char *path, char *buf, size_t len)
 {
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-
-	if (r != PL_PVFS)
-		return REAL(readlinkat)(dirfd, PL_USE(r, path, abs), buf, len);
-	return pl_readlink_abs(abs);
+	return pl_readlink_at(PL_READLINKAT, dirfd, path, buf, len);
 }
 
 ssize_t
@@ -878,43 +902,6 @@ __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len, size_t bufl
 	if (len > buflen)
 		__chk_fail();
 	return readlinkat(dirfd, path, buf, len);
-}
-
-static int
-pl_mknod_at(int dirfd, const char *path, mode_t mode, dev_t dev, int fifo)
-{
-	char abs[PATH_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-
-	if (r != PL_PVFS)
-		return fifo ? REAL(mkfifoat)(dirfd, PL_USE(r, path, abs), mode) :
-		    REAL(mknodat)(dirfd, PL_USE(r, path, abs), mode, dev);
-	errno = EPERM;
-	return -1;
-}
-
-int
-mknod(const char *path, mode_t mode, dev_t dev)
-{
-	return pl_mknod_at(AT_FDCWD, path, mode, dev, 0);
-}
-
-int
-mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
-{
-	return pl_mknod_at(dirfd, path, mode, dev, 0);
-}
-
-int
-mkfifo(const char *path, mode_t mode)
-{
-	return pl_mknod_at(AT_FDCWD, path, mode, 0, 1);
-}
-
-int
-mkfifoat(int dirfd, const char *path, mode_t mode)
-{
-	return pl_mknod_at(dirfd, path, mode, 0, 1);
 }
 
 /* ---- extended attributes: not supported by PVFS ---- */
@@ -970,13 +957,10 @@ pathconf(const char *path, int name)
 {
 	char abs[PATH_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
-	struct stat st;
 
 	if (r != PL_PVFS)
 		return REAL(pathconf)(PL_USE(r, path, abs), name);
-	if (pl_stat_abs(abs, &st) != 0)
-		return -1;
-	return pl_pathconf_pvfs(name);
+	return pl_stat_abs(abs, &(struct stat){ 0 }) != 0 ? -1 : pl_pathconf_pvfs(name);
 }
 
 long

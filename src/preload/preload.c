@@ -67,11 +67,7 @@ pl_dlsym(const char *name)
 int
 pl_active(void)
 {
-	if (pl_busy)
-		return 0;
-	if (!__atomic_load_n(&pl_ready, __ATOMIC_ACQUIRE))
-		pl_init();
-	return pl_path_nprefix() > 0;
+	return pl_started() && pl_path_nprefix() > 0;
 }
 
 int
@@ -131,6 +127,21 @@ pl_get(int fd)
 	if ((s = pl_slot(fd, 0)) != NULL && (f = *s) != NULL)
 		f->refs++;
 	pthread_mutex_unlock(&pl_lock);
+	return f;
+}
+
+struct pl_file *
+pl_file_get(int fd)
+{
+	struct pl_file *f = pl_get(fd);
+
+	if (f == NULL) {
+		errno = EBADF;
+	} else if (f->h == NULL) {
+		pl_put(f);
+		f = NULL;
+		errno = EIO;
+	}
 	return f;
 }
 
@@ -355,8 +366,7 @@ pl_open_abs(const char *abs, int flags, mode_t mode)
 	}
 	fd = pl_install_new(f, flags & O_CLOEXEC);
 	pl_put(f);
-	if (fd >= 0 && fd <= 2)
-		pl_std_sync(fd);
+	pl_std_sync(fd);
 	return fd;
 }
 
@@ -501,7 +511,8 @@ pl_atfork_parent(void)
 }
 
 /* Threads that held a file's lock (kept across network waits) are gone;
- * the library resets its open files' own locks. */
+ * the library resets its open files' own locks.  The rest is as in the
+ * parent. */
 static void
 pl_atfork_child(void)
 {
@@ -518,10 +529,7 @@ pl_atfork_child(void)
 			pthread_mutex_init(&c[j]->lock, NULL);
 		}
 	}
-	pthread_mutex_unlock(&pl_lock);
-	pl_cwd_atfork(0);
-	pl_dir_atfork(0);
-	pl_std_atfork(0);
+	pl_atfork_parent();
 }
 
 /* ---- start-up ---- */

@@ -64,18 +64,27 @@ struct pl_file {
 
 /* Lock-free: 1 if fd maps to a PVFS file. */
 int pl_is_pvfs_fd(int fd);
-/* The test every descriptor wrapper starts with. */
+/* 0 inside the shim; else 1, after start-up if it had not run. */
 static inline int
-pl_fd_hit(int fd)
+pl_started(void)
 {
 	if (pl_busy)
 		return 0;
 	if (!__atomic_load_n(&pl_ready, __ATOMIC_ACQUIRE))
 		pl_init();
-	return pl_is_pvfs_fd(fd);
+	return 1;
+}
+/* The test every descriptor wrapper starts with. */
+static inline int
+pl_fd_hit(int fd)
+{
+	return pl_started() && pl_is_pvfs_fd(fd);
 }
 /* The file behind fd with a reference, or NULL (errno untouched). */
 struct pl_file *pl_get(int fd);
+/* The same for a call on the file's handle: NULL with errno EBADF (no
+ * PVFS file) or EIO (the handle was lost). */
+struct pl_file *pl_file_get(int fd);
 void pl_put(struct pl_file *f);
 void pl_tab_lock(void);
 void pl_tab_unlock(void);
@@ -131,7 +140,7 @@ void pl_lock_release(struct pl_file *f);
 
 /* ---- preload-stdio.c: FILE streams over PVFS descriptors ---- */
 FILE *pl_stdio_open(int fd, const char *mode);
-/* fd (0, 1 or 2) changed: make stdin/stdout/stderr follow it. */
+/* fd changed: when it is 0, 1 or 2, make stdin/stdout/stderr follow it. */
 void pl_std_sync(int fd);
 /* Flush the stream that writes to fd (0..2) before fd changes. */
 void pl_std_flush(int fd);

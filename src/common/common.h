@@ -246,6 +246,7 @@ int pvfs_daemonize(void);
  * buffer.  NULL/errno on failure. */
 char *pvfs_read_small_file(const char *path, size_t max, size_t *len);
 int64_t pvfs_now_ns(void);     /* CLOCK_REALTIME */
+int64_t pvfs_mono_ns(void);    /* CLOCK_MONOTONIC */
 int64_t pvfs_mono_ms(void);    /* CLOCK_MONOTONIC */
 /* mkdir -p with mode; 0 or -1/errno. */
 int pvfs_mkdir_p(const char *path, mode_t mode);

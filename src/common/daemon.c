@@ -11,22 +11,31 @@
 
 #include "common.h"
 
-int64_t
-pvfs_now_ns(void)
+static int64_t
+pvfs_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clk, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t
+pvfs_now_ns(void)
+{
+	return pvfs_clock_ns(CLOCK_REALTIME);
+}
+
+int64_t
+pvfs_mono_ns(void)
+{
+	return pvfs_clock_ns(CLOCK_MONOTONIC);
 }
 
 int64_t
 pvfs_mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return pvfs_clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
 int

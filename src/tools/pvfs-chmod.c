@@ -47,7 +47,6 @@ int
 main(int argc, char **argv)
 {
 	mode_t m;
-	int i;
 
 	tool_init("pvfs-chmod", usage);
 	opt_rec = tool_getflag(argc, argv, 'R', "recursive");
@@ -57,8 +56,5 @@ main(int argc, char **argv)
 	mode_arg = argv[optind];
 	if (tool_parse_mode(mode_arg, 0, &m) != 0)
 		tool_usage_error("invalid mode: '%s'", mode_arg);
-	for (i = optind + 1; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			chmod_path(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind + 1, chmod_path);
 }

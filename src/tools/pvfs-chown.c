@@ -95,15 +95,10 @@ chown_path(const char *path)
 int
 main(int argc, char **argv)
 {
-	int i;
-
 	tool_init("pvfs-chown", usage);
 	opt_rec = tool_getflag(argc, argv, 'R', "recursive");
 	if (argc - optind < 2)
 		tool_usage_error("missing operand");
 	chown_spec(argv[optind]);
-	for (i = optind + 1; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			chown_path(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind + 1, chown_path);
 }

@@ -562,3 +562,15 @@ tool_each_child(const char *dir, int (*fn)(const char *path))
 	tool_free_list(names, n);
 	return rc != 0 ? -1 : 0;
 }
+
+int
+tool_each_operand(int argc, char **argv, int first,
+    int (*fn)(const char *path))
+{
+	int i;
+
+	for (i = first; i < argc; i++)
+		if (tool_need_pvfs(argv[i]))
+			fn(argv[i]);
+	return tool_status;
+}

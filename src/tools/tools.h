@@ -107,6 +107,10 @@ int tool_list_dir(const char *path, char ***names, size_t *n);
 /* fn on dir/name for each entry, in name order: -1 if the listing failed
  * (reported) or any fn returned non-zero, else 0. */
 int tool_each_child(const char *dir, int (*fn)(const char *path));
+/* fn on each operand argv[first..argc-1] that is a PVFS path (the others
+ * are reported as not); the exit status. */
+int tool_each_operand(int argc, char **argv, int first,
+    int (*fn)(const char *path));
 
 /* ---- tools-copy.c: the copy engine ---- */
 struct tool_copy_opts {

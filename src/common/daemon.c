@@ -88,6 +88,20 @@ pvfs_write_file_atomic(const char *path, const char *text)
 	return 0;
 }
 
+/* A daemon serves: its pid file, then its port file (either may be NULL),
+ * the pid first because a script that sees the port file may look for it. */
+void
+pvfs_publish(const char *pidfile, const char *portfile, const char *port)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (pidfile != NULL && pvfs_write_file_atomic(pidfile, pid) != 0)
+		pvfs_fatal("%s: %s", pidfile, strerror(errno));
+	if (portfile != NULL && pvfs_write_file_atomic(portfile, port) != 0)
+		pvfs_fatal("%s: %s", portfile, strerror(errno));
+}
+
 int
 pvfs_daemonize(void)
 {

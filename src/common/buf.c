@@ -111,31 +111,32 @@ pvfs_buf_put_u8(struct pvfs_buf *b, uint8_t v)
 	pvfs_buf_put(b, &v, 1);
 }
 
+/* The low n bytes of v, big-endian. */
+static void
+pvfs_buf_put_be(struct pvfs_buf *b, uint64_t v, size_t n)
+{
+	uint8_t t[8];
+
+	pvfs_be64_put(t, v);
+	pvfs_buf_put(b, t + sizeof(t) - n, n);
+}
+
 void
 pvfs_buf_put_u16(struct pvfs_buf *b, uint16_t v)
 {
-	uint8_t t[2];
-
-	pvfs_be16_put(t, v);
-	pvfs_buf_put(b, t, sizeof(t));
+	pvfs_buf_put_be(b, v, 2);
 }
 
 void
 pvfs_buf_put_u32(struct pvfs_buf *b, uint32_t v)
 {
-	uint8_t t[4];
-
-	pvfs_be32_put(t, v);
-	pvfs_buf_put(b, t, sizeof(t));
+	pvfs_buf_put_be(b, v, 4);
 }
 
 void
 pvfs_buf_put_u64(struct pvfs_buf *b, uint64_t v)
 {
-	uint8_t t[8];
-
-	pvfs_be64_put(t, v);
-	pvfs_buf_put(b, t, sizeof(t));
+	pvfs_buf_put_be(b, v, 8);
 }
 
 /* Slide unsent bytes to the front once the sent part dominates, so a busy

@@ -248,12 +248,16 @@ int pvfs_addr_is_local(const char *host);
 int pvfs_write_all(int fd, const void *p, size_t n);
 /* Write "text\n" to path atomically (temp file + rename).  0 or -1/errno. */
 int pvfs_write_file_atomic(const char *path, const char *text);
+/* Write the pid file, then the port file with port (NULL: none); fatal on
+ * failure. */
+void pvfs_publish(const char *pidfile, const char *portfile, const char *port);
 /* Fork into the background, setsid, stdio to /dev/null. */
 int pvfs_daemonize(void);
 /* Read a whole small file (<= max bytes) into a malloc'd NUL-terminated
  * buffer.  NULL/errno on failure. */
 char *pvfs_read_small_file(const char *path, size_t max, size_t *len);
 int64_t pvfs_now_ns(void);     /* CLOCK_REALTIME */
+int64_t pvfs_mono_ns(void);    /* CLOCK_MONOTONIC */
 int64_t pvfs_mono_ms(void);    /* CLOCK_MONOTONIC */
 /* mkdir -p with mode; 0 or -1/errno. */
 int pvfs_mkdir_p(const char *path, mode_t mode);

@@ -11,22 +11,31 @@
 
 #include "common.h"
 
-int64_t
-pvfs_now_ns(void)
+static int64_t
+pvfs_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clk, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t
+pvfs_now_ns(void)
+{
+	return pvfs_clock_ns(CLOCK_REALTIME);
+}
+
+int64_t
+pvfs_mono_ns(void)
+{
+	return pvfs_clock_ns(CLOCK_MONOTONIC);
 }
 
 int64_t
 pvfs_mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return pvfs_clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
 int
@@ -77,6 +86,20 @@ pvfs_write_file_atomic(const char *path, const char *text)
 		return -1;
 	}
 	return 0;
+}
+
+/* A daemon serves: its pid file, then its port file (either may be NULL),
+ * the pid first because a script that sees the port file may look for it. */
+void
+pvfs_publish(const char *pidfile, const char *portfile, const char *port)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (pidfile != NULL && pvfs_write_file_atomic(pidfile, pid) != 0)
+		pvfs_fatal("%s: %s", pidfile, strerror(errno));
+	if (portfile != NULL && pvfs_write_file_atomic(portfile, port) != 0)
+		pvfs_fatal("%s: %s", portfile, strerror(errno));
 }
 
 int

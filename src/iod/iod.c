@@ -287,22 +287,13 @@ iod_loop_init(void)
 	ev_signal_start(iod.loop, &iod_sigint);
 }
 
-/* Pid file first: a script that sees the port file may look for it. */
 static void
 iod_publish(uint16_t port)
 {
 	char text[32];
 
-	if (iod.pidfile != NULL) {
-		snprintf(text, sizeof text, "%ld", (long)getpid());
-		if (pvfs_write_file_atomic(iod.pidfile, text) != 0)
-			pvfs_fatal("%s: %s", iod.pidfile, strerror(errno));
-	}
-	if (iod.portfile != NULL) {
-		snprintf(text, sizeof text, "%u", port);
-		if (pvfs_write_file_atomic(iod.portfile, text) != 0)
-			pvfs_fatal("%s: %s", iod.portfile, strerror(errno));
-	}
+	snprintf(text, sizeof text, "%u", port);
+	pvfs_publish(iod.pidfile, iod.portfile, text);
 	pvfs_log_info("serving %s on port %u: iod %" PRIu32 " of file system %016"
 	    PRIx64 " (uuid %s)", iod.datadir, port, iod.label.index,
 	    iod.label.fsid, iod.label.uuid);

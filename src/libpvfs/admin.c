@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "pvfs-internal.h"
 
@@ -23,15 +22,6 @@ struct admin_part {
 	uint32_t iod, rel;
 	struct pvfs_iod_size_rep size;
 };
-
-static int64_t
-admin_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* Exactly len bytes; a peer that closes first is EIO (pvfs_conn_recv_all says
  * EPIPE, which recv itself never gives). */
@@ -89,12 +79,12 @@ admin_rpc(struct client_fs *fs, struct conn_pool *p, uint16_t op,
 	if (pvfs_frame_encode(&out, op, reqid, 0, 0, req) != 0)
 		errno = ENOMEM;
 	else if (pvfs_conn_acquire(p, fs->timeout_ms, &c) == 0) {
-		t0 = admin_now_us();
+		t0 = pvfs_mono_ns() / 1000;
 		deadline = pvfs_mono_ms() + fs->timeout_ms;
 		if (pvfs_conn_send_all(c->fd, out.data, out.len, deadline) == 0)
 			rc = admin_reply(c->fd, op, reqid, rep, deadline);
 		if (rtt_us != NULL)
-			*rtt_us = admin_now_us() - t0;
+			*rtt_us = pvfs_mono_ns() / 1000 - t0;
 	}
 	saved = errno;
 	if (c != NULL && rc >= 0)

@@ -98,16 +98,26 @@ meta_path_req(const char *path, struct client_fs **fs, struct pvfs_cred *cr,
 	return 0;
 }
 
+/* A request that names nothing but a path (STAT, UNLINK, RMDIR): 0 with
+ * the reply in rep, or -1 with errno. */
+static int
+meta_path_rpc(const char *path, uint16_t op, struct client_fs **fs, void *rep)
+{
+	struct pvfs_mgr_path_req req;
+
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, fs, &req.cred, req.path) != 0)
+		return -1;
+	return pvfs_conn_rpc(*fs, op, &req, rep);
+}
+
 int
 pvfs_stat(const char *path, struct stat *st)
 {
-	struct pvfs_mgr_path_req req;
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
-	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0 ||
-	    pvfs_conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
+	if (meta_path_rpc(path, PVFS_MGR_STAT, &fs, &rep) != 0)
 		return -1;
 	return pvfs_meta_stat_reply(fs, &rep, st);
 }
@@ -356,13 +366,10 @@ meta_drop_stripes(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *rep)
 int
 pvfs_unlink(const char *path)
 {
-	struct pvfs_mgr_path_req req;
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
-	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0 ||
-	    pvfs_conn_rpc(fs, PVFS_MGR_UNLINK, &req, &rep) != 0)
+	if (meta_path_rpc(path, PVFS_MGR_UNLINK, &fs, &rep) != 0)
 		return -1;
 	meta_drop_stripes(fs, &rep);
 	return 0;
@@ -418,14 +425,10 @@ pvfs_mkdir(const char *path, mode_t mode)
 int
 pvfs_rmdir(const char *path)
 {
-	struct pvfs_mgr_path_req req;
 	struct pvfs_none rep;
 	struct client_fs *fs;
 
-	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
-		return -1;
-	return pvfs_conn_rpc(fs, PVFS_MGR_RMDIR, &req, &rep);
+	return meta_path_rpc(path, PVFS_MGR_RMDIR, &fs, &rep);
 }
 
 int

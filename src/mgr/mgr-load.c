@@ -114,18 +114,19 @@ mgr_load_fsid(const char *dir, uint64_t *fsid)
 
 /* ---- inventory ---- */
 
+/* Append x to the array *v of *n, grown step entries at a time. */
 static void
-load_add_journal(struct mgr_load *l, uint64_t g)
+load_push(uint64_t **v, size_t *n, size_t step, uint64_t x)
 {
 	uint64_t *grown;
 
-	if (l->njournals % 16 == 0) {
-		grown = realloc(l->journals, (l->njournals + 16) * sizeof(*grown));
+	if (*n % step == 0) {
+		grown = realloc(*v, (*n + step) * sizeof(*grown));
 		if (grown == NULL)
 			pvfs_fatal("out of memory");
-		l->journals = grown;
+		*v = grown;
 	}
-	l->journals[l->njournals++] = g;
+	(*v)[(*n)++] = x;
 }
 
 /* "journal.N" with N a whole positive number. */
@@ -156,7 +157,7 @@ load_inventory(struct mgr_load *l)
 		else if (strcmp(e->d_name, "snapshot.tmp") == 0)
 			l->have_snap_tmp = 1;
 		else if (load_journal_name(e->d_name, &g))
-			load_add_journal(l, g);
+			load_push(&l->journals, &l->njournals, 16, g);
 	}
 	closedir(d);
 }
@@ -304,20 +305,6 @@ load_snapshot(struct mgr_load *l, int fd)
 
 /* ---- journal ---- */
 
-static void
-load_add_ino(struct mgr_load *l, uint64_t ino)
-{
-	uint64_t *grown;
-
-	if (l->ncreated % 1024 == 0) {
-		grown = realloc(l->created, (l->ncreated + 1024) * sizeof(*grown));
-		if (grown == NULL)
-			pvfs_fatal("out of memory");
-		l->created = grown;
-	}
-	l->created[l->ncreated++] = ino;
-}
-
 static int
 load_cmp_u64(const void *a, const void *b)
 {
@@ -367,7 +354,7 @@ load_journal_one(const struct mgr_rec *r, size_t off, void *arg)
 			mgr_ns_set_next_ino(r->ino + 1);
 	}
 	if (create && l->salvage)
-		load_add_ino(l, r->ino);
+		load_push(&l->created, &l->ncreated, 1024, r->ino);
 }
 
 /* Format and salt of journal bytes; the body starts at *hl. */

@@ -657,6 +657,20 @@ mgr_ns_apply_setattr(const struct mgr_rec *r)
 	return 0;
 }
 
+/* A record of type that changes the entry p names, its parents' times
+ * set to now; the caller fills in the rest. */
+void
+mgr_ns_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
+    int64_t now)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->parent = p->dir->ino;
+	r->name = p->name;
+	r->namelen = (uint16_t)p->namelen;
+	r->time = now;
+}
+
 /* The one way the name space changes: 0 or an errno saying why the record
  * does not fit the current tree. */
 int

@@ -115,18 +115,6 @@ mgr_op_new_gid(const struct pvfs_cred *cr, const struct mgr_inode *dir)
 	return (dir->mode & S_ISGID) ? dir->gid : cr->gid;
 }
 
-static void
-mgr_op_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
-    int64_t now)
-{
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->parent = p->dir->ino;
-	r->name = p->name;
-	r->namelen = (uint16_t)p->namelen;
-	r->time = now;
-}
-
 /* Record new mtime and ctime, as a truncate makes them.  Like Linux, a
  * truncate by anyone but root drops set-user-ID, and set-group-ID when
  * group execute is on: a changed program keeps no one's powers. */
@@ -219,7 +207,7 @@ mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
 		return EINVAL;
 	if (mgr_perm_check(&q->cred, p->dir, MGR_MAY_W | MGR_MAY_X) != 0)
 		return EACCES;
-	mgr_op_rec_new(&r, MGR_REC_CREATE, p, now);
+	mgr_ns_rec_new(&r, MGR_REC_CREATE, p, now);
 	r.ino = mgr_ns_next_ino();
 	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0)
 		return rc;
@@ -478,7 +466,7 @@ mgr_op_unlink(struct mgr_conn *c, void *rq, void *rp)
 	/* The inode is gone after the record applies: describe it first. */
 	mgr_op_attrcap(p.ino, PVFS_R_REMOVE, rep);
 	rep->attr.nlink = 0;
-	mgr_op_rec_new(&r, MGR_REC_UNLINK, &p, pvfs_now_ns());
+	mgr_ns_rec_new(&r, MGR_REC_UNLINK, &p, pvfs_now_ns());
 	r.ino = p.ino->ino;
 	mgr_journal_log(&r);
 	return 0;
@@ -499,7 +487,7 @@ mgr_op_mkdir(struct mgr_conn *c, void *rq, void *rp)
 		return EEXIST;
 	if (mgr_perm_check(&q->cred, p.dir, MGR_MAY_W | MGR_MAY_X) != 0)
 		return EACCES;
-	mgr_op_rec_new(&r, MGR_REC_MKDIR, &p, now);
+	mgr_ns_rec_new(&r, MGR_REC_MKDIR, &p, now);
 	r.ino = mgr_ns_next_ino();
 	r.mode = (q->mode & 01777) | (p.dir->mode & S_ISGID);
 	r.uid = q->cred.uid;
@@ -530,7 +518,7 @@ mgr_op_rmdir(struct mgr_conn *c, void *rq, void *rp)
 		return ENOTDIR;
 	if (p.ino->dir->nlive != 0)
 		return ENOTEMPTY;
-	mgr_op_rec_new(&r, MGR_REC_RMDIR, &p, pvfs_now_ns());
+	mgr_ns_rec_new(&r, MGR_REC_RMDIR, &p, pvfs_now_ns());
 	r.ino = p.ino->ino;
 	mgr_journal_log(&r);
 	return 0;
@@ -606,7 +594,7 @@ mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 		mgr_op_cap(d.ino, PVFS_R_REMOVE, &rep->cap);
 	else
 		mgr_op_cap(s.ino, PVFS_R_SIZE, &rep->cap);
-	mgr_op_rec_new(&r, MGR_REC_RENAME, &s, pvfs_now_ns());
+	mgr_ns_rec_new(&r, MGR_REC_RENAME, &s, pvfs_now_ns());
 	r.parent2 = d.dir->ino;
 	r.name2 = d.name;
 	r.namelen2 = (uint16_t)d.namelen;

@@ -388,19 +388,6 @@ mgr_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 }
 
 static void
-mgr_write_files(void)
-{
-	char pid[32];
-
-	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	if (opt.pidfile != NULL && pvfs_write_file_atomic(opt.pidfile, pid) != 0)
-		pvfs_fatal("%s: %s", opt.pidfile, strerror(errno));
-	if (opt.portfile != NULL &&
-	    pvfs_write_file_atomic(opt.portfile, mgr.bound_port) != 0)
-		pvfs_fatal("%s: %s", opt.portfile, strerror(errno));
-}
-
-static void
 mgr_shutdown(void)
 {
 	mgr_journal_commit();
@@ -464,7 +451,7 @@ main(int argc, char **argv)
 		mgr_conn_listen_unix(mgr.unix_fd);
 	mgr_journal_start(mgr.loop, mgr_conn_release_all);
 	mgr_iods_start(mgr.loop);
-	mgr_write_files();
+	pvfs_publish(opt.pidfile, opt.portfile, mgr.bound_port);
 	pvfs_log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
 	ev_run(mgr.loop, 0);
 	mgr_shutdown();

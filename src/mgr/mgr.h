@@ -231,6 +231,10 @@ uint64_t mgr_ns_new_gen(void);
 uint64_t mgr_ns_count(void);
 void mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a);
 int mgr_ns_apply(const struct mgr_rec *r);
+/* The fields every record for path p starts with (mgr-ops.c's handlers
+ * and the unit tests build their changes with it). */
+void mgr_ns_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
+    int64_t now);
 /* Entries of dir after cookie; *eof set when none is left after them. */
 uint32_t mgr_ns_readdir(const struct mgr_inode *dir, uint64_t cookie,
     struct mgr_dirent **out, uint32_t max, int *eof);

@@ -114,7 +114,7 @@ data_phase(const struct bench_data_opts *o, const struct bench_fs *fs,
 			fs->close(fd);
 		return -1;
 	}
-	sp->start_ns = bench_now_ns();
+	sp->start_ns = pvfs_mono_ns();
 	for (off = 0; off < o->size && rc == 0; off += o->block) {
 		size_t n = o->size - off < o->block ? o->size - off : o->block;
 
@@ -129,7 +129,7 @@ data_phase(const struct bench_data_opts *o, const struct bench_fs *fs,
 	}
 	if (rc == 0 && wr && o->fsync && (rc = fs->fsync(fd)) != 0)
 		bench_err("%s: fsync: %s", o->path, strerror(errno));
-	sp->end_ns = bench_now_ns();
+	sp->end_ns = pvfs_mono_ns();
 	sp->bytes = o->size;
 	if (fs->close(fd) != 0 && rc == 0) {
 		bench_err("%s: close: %s", o->path, strerror(errno));

@@ -230,7 +230,7 @@ group_dir_barrier(struct bench_group *g)
 {
 	struct timespec nap = { 0, GROUP_POLL_NS };
 	char path[4096], name[64];
-	int64_t deadline = bench_now_ns() + GROUP_TIMEOUT_NS;
+	int64_t deadline = pvfs_mono_ns() + GROUP_TIMEOUT_NS;
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%s/b%u.%d", g->dir, g->barriers, g->rank);
@@ -243,7 +243,7 @@ group_dir_barrier(struct bench_group *g)
 			r++;
 			continue;
 		}
-		if (group_dir_exists(g, "failed") || bench_now_ns() > deadline)
+		if (group_dir_exists(g, "failed") || pvfs_mono_ns() > deadline)
 			return -1;
 		nanosleep(&nap, NULL);
 	}

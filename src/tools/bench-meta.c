@@ -101,14 +101,14 @@ meta_phase(struct meta_ctx *m, enum bench_meta_op op)
 
 	if (bench_group_barrier(m->g) != 0)
 		return -1;
-	sp.start_ns = bench_now_ns();
+	sp.start_ns = pvfs_mono_ns();
 	for (i = 0; i < n && rc == 0; i++) {
-		t = bench_now_ns();
+		t = pvfs_mono_ns();
 		rc = meta_one(m, op, i, &count);
-		lat[i] = (float)(bench_now_ns() - t) / 1000.0f;
+		lat[i] = (float)(pvfs_mono_ns() - t) / 1000.0f;
 		sp.bytes += (uint64_t)count;
 	}
-	sp.end_ns = bench_now_ns();
+	sp.end_ns = pvfs_mono_ns();
 	sp.failed = rc != 0;
 	bench_group_put(m->g, op, &sp);
 	return rc;

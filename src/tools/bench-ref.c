@@ -113,10 +113,10 @@ bench_ref_tcp(uint64_t total, size_t chunk)
 	if ((pid = fork()) == 0)
 		ref_child("127.0.0.1", port, total, chunk);
 	if (pid > 0 && (fd = ref_accept(lfd)) >= 0) {
-		t0 = bench_now_ns();
+		t0 = pvfs_mono_ns();
 		if (pvfs_write_all(fd, "g", 1) == 0)
 			got = ref_recv(fd, total, chunk);
-		t0 = bench_now_ns() - t0;
+		t0 = pvfs_mono_ns() - t0;
 		close(fd);
 	}
 	close(lfd);
@@ -147,9 +147,9 @@ bench_ref_tcp_sink(const char *addr, FILE *out)
 	if (fd < 0)
 		return -1;
 	pvfs_set_nonblock(fd, 0);
-	t0 = bench_now_ns();
+	t0 = pvfs_mono_ns();
 	got = ref_recv(fd, 0, 1 << 20);
-	t0 = bench_now_ns() - t0;
+	t0 = pvfs_mono_ns() - t0;
 	if (got >= 0)
 		pvfs_write_all(fd, "k", 1);
 	close(fd);
@@ -171,10 +171,10 @@ bench_ref_tcp_send(const char *addr, uint64_t total, size_t chunk)
 	if (pvfs_net_parse_addr(addr, host, sizeof(host), &port, 0) != 0 ||
 	    (fd = ref_connect(host, port)) < 0)
 		return -1;
-	t0 = bench_now_ns();
+	t0 = pvfs_mono_ns();
 	ok = ref_send(fd, total, chunk) == 0 && shutdown(fd, SHUT_WR) == 0 &&
 	    read(fd, &ack, 1) == 1;
-	t0 = bench_now_ns() - t0;
+	t0 = pvfs_mono_ns() - t0;
 	close(fd);
 	return ok ? bench_mbps(total, t0) : -1;
 }

@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "common.h" /* pvfs_mono_ns: the clock every figure is timed by */
+
 #define BENCH_RUNS 3        /* the PVFS-PM method: three runs ... */
 #define BENCH_REPORTED 1    /* ... the middle (second) one reported */
 #define BENCH_MAX_CLIENTS 256
 
 /* ---- pvfs-bench.c: helpers shared by every job ---- */
-int64_t bench_now_ns(void);               /* CLOCK_MONOTONIC */
 /* Parse "64K", "1M", "1GiB", "4096"; 0 on success. */
 int bench_parse_size(const char *s, uint64_t *out);
 /* "64 KiB", "1 GiB", "512 B" into buf. */

@@ -99,15 +99,6 @@ bench_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int64_t
-bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int
 bench_parse_size(const char *s, uint64_t *out)
 {

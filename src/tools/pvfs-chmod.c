@@ -20,12 +20,6 @@ static const char usage[] =
 "\n"
 "Exit status: 0 success, 1 if any PATH failed, 2 bad usage.\n";
 
-static const struct option longopts[] = {
-	{ "recursive", no_argument, NULL, 'R' },
-	TOOL_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 static int opt_rec;
 static const char *mode_arg;
 
@@ -53,23 +47,14 @@ int
 main(int argc, char **argv)
 {
 	mode_t m;
-	int c, i;
 
 	tool_init("pvfs-chmod", usage);
-	while ((c = tool_getopt(argc, argv, "R", longopts)) != -1) {
-		if (c == 'R')
-			opt_rec = 1;
-		else
-			tool_usage_error("invalid option");
-	}
+	opt_rec = tool_getflag(argc, argv, 'R', "recursive");
 	if (argc - optind < 2)
 		tool_usage_error(argc == optind ? "missing operand" :
 		    "missing operand after '%s'", argv[argc - 1]);
 	mode_arg = argv[optind];
 	if (tool_parse_mode(mode_arg, 0, &m) != 0)
 		tool_usage_error("invalid mode: '%s'", mode_arg);
-	for (i = optind + 1; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			chmod_path(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind + 1, chmod_path);
 }

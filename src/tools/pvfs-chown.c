@@ -24,12 +24,6 @@ static const char usage[] =
 "\n"
 "Exit status: 0 success, 1 if any PATH failed, 2 bad usage.\n";
 
-static const struct option longopts[] = {
-	{ "recursive", no_argument, NULL, 'R' },
-	TOOL_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 static int opt_rec;
 static uid_t new_uid = (uid_t)-1;
 static gid_t new_gid = (gid_t)-1;
@@ -101,20 +95,10 @@ chown_path(const char *path)
 int
 main(int argc, char **argv)
 {
-	int c, i;
-
 	tool_init("pvfs-chown", usage);
-	while ((c = tool_getopt(argc, argv, "R", longopts)) != -1) {
-		if (c == 'R')
-			opt_rec = 1;
-		else
-			tool_usage_error("invalid option");
-	}
+	opt_rec = tool_getflag(argc, argv, 'R', "recursive");
 	if (argc - optind < 2)
 		tool_usage_error("missing operand");
 	chown_spec(argv[optind]);
-	for (i = optind + 1; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			chown_path(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind + 1, chown_path);
 }

@@ -174,10 +174,7 @@ cp_options(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct stat st;
-	const char *dst;
-	char *base, *d;
-	int i, n, into;
+	int n;
 
 	tool_init("pvfs-cp", usage);
 	cp_options(argc, argv);
@@ -189,24 +186,5 @@ main(int argc, char **argv)
 	if (n < 2)
 		tool_usage_error("missing destination file operand after '%s'",
 		    argv[optind]);
-	tool_operands(argc, argv, optind);
-	dst = argv[argc - 1];
-	into = strcmp(dst, "-") != 0 && tool_stat(dst, &st) == 0 &&
-	    S_ISDIR(st.st_mode);
-	if (n > 2 && !into) {
-		tool_errmsg(NULL, "target '%s' is not a directory", dst);
-		return TOOL_EXIT_FAIL;
-	}
-	for (i = optind; i < argc - 1; i++) {
-		if (!into) {
-			cp_path(argv[i], dst);
-			continue;
-		}
-		base = tool_base(strcmp(argv[i], "-") == 0 ? "stdin" : argv[i]);
-		d = tool_join(dst, base);
-		cp_path(argv[i], d);
-		free(base);
-		free(d);
-	}
-	return tool_status;
+	return tool_copy_each(argc, argv, optind, 1, cp_path);
 }

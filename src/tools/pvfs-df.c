@@ -26,12 +26,6 @@ static const char usage[] =
 "Exit status: 0 success, 1 if any file system or iod could not be asked,\n"
 "2 bad usage.\n";
 
-static const struct option longopts[] = {
-	{ "human-readable", no_argument, NULL, 'h' },
-	TOOL_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 static int opt_human;
 
 static const char *
@@ -99,15 +93,10 @@ int
 main(int argc, char **argv)
 {
 	char **tab;
-	int c, i, n;
+	int i, n;
 
 	tool_init("pvfs-df", usage);
-	while ((c = tool_getopt(argc, argv, "h", longopts)) != -1) {
-		if (c == 'h')
-			opt_human = 1;
-		else
-			tool_usage_error("invalid option");
-	}
+	opt_human = tool_getflag(argc, argv, 'h', "human-readable");
 	printf("%-28s %12s %12s %12s %4s %s\n", "Filesystem",
 	    opt_human ? "Size" : "1K-blocks", "Used", "Available", "Use%",
 	    "Mounted on");

@@ -74,25 +74,18 @@ ls_mode(mode_t m, char *s)
 	s[10] = '\0';
 }
 
+/* The name of the user (group 0) or group id, else its number. */
 static const char *
-ls_owner(uid_t uid, char *buf, size_t len)
+ls_id(int group, unsigned id, char *buf, size_t len)
 {
-	struct passwd *pw = getpwuid(uid);
+	struct passwd *pw;
+	struct group *gr;
 
-	if (pw != NULL)
+	if (!group && (pw = getpwuid((uid_t)id)) != NULL)
 		return pw->pw_name;
-	snprintf(buf, len, "%u", (unsigned)uid);
-	return buf;
-}
-
-static const char *
-ls_group(gid_t gid, char *buf, size_t len)
-{
-	struct group *gr = getgrgid(gid);
-
-	if (gr != NULL)
+	if (group && (gr = getgrgid((gid_t)id)) != NULL)
 		return gr->gr_name;
-	snprintf(buf, len, "%u", (unsigned)gid);
+	snprintf(buf, len, "%u", id);
 	return buf;
 }
 
@@ -154,9 +147,9 @@ ls_widths(const struct ls_ent *v, size_t n, struct ls_width *w)
 	for (i = 0; i < n; i++) {
 		if ((l = ls_digits(v[i].st.st_nlink)) > w->links)
 			w->links = l;
-		if ((l = (int)strlen(ls_owner(v[i].st.st_uid, buf, sizeof(buf)))) > w->owner)
+		if ((l = (int)strlen(ls_id(0, v[i].st.st_uid, buf, sizeof(buf)))) > w->owner)
 			w->owner = l;
-		if ((l = (int)strlen(ls_group(v[i].st.st_gid, buf, sizeof(buf)))) > w->group)
+		if ((l = (int)strlen(ls_id(1, v[i].st.st_gid, buf, sizeof(buf)))) > w->group)
 			w->group = l;
 		if ((l = (int)strlen(ls_size(&v[i].st, buf, sizeof(buf)))) > w->size)
 			w->size = l;
@@ -173,8 +166,8 @@ ls_print_one(const struct ls_ent *e, const struct ls_width *w)
 		ls_time(e->st.st_mtime, tb, sizeof(tb));
 		printf("%s %*lu %-*s %-*s %*s %s ", mode, w->links,
 		    (unsigned long)e->st.st_nlink, w->owner,
-		    ls_owner(e->st.st_uid, ob, sizeof(ob)), w->group,
-		    ls_group(e->st.st_gid, gb, sizeof(gb)), w->size,
+		    ls_id(0, e->st.st_uid, ob, sizeof(ob)), w->group,
+		    ls_id(1, e->st.st_gid, gb, sizeof(gb)), w->size,
 		    ls_size(&e->st, sb, sizeof(sb)), tb);
 	}
 	if (opt_dist && S_ISREG(e->st.st_mode))

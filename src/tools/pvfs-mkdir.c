@@ -68,7 +68,8 @@ mkdir_parents(const char *path)
 	return rc;
 }
 
-static void
+/* Failures are reported (and set the exit status) here: always 0. */
+static int
 mkdir_one(const char *path)
 {
 	struct stat st;
@@ -78,7 +79,7 @@ mkdir_one(const char *path)
 		if (mkdir_parents(up) != 0) {
 			tool_err(up, errno);
 			free(up);
-			return;
+			return 0;
 		}
 		free(up);
 	}
@@ -86,16 +87,17 @@ mkdir_one(const char *path)
 		if (!opt_parents || errno != EEXIST || pvfs_stat(path, &st) != 0 ||
 		    !S_ISDIR(st.st_mode))
 			tool_err(path, errno == 0 ? EEXIST : errno);
-		return;
+		return 0;
 	}
 	if (have_mode && pvfs_chmod(path, opt_mode) != 0)
 		tool_err(path, errno);
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	int c, i;
+	int c;
 
 	tool_init("pvfs-mkdir", usage);
 	while ((c = tool_getopt(argc, argv, "pm:", longopts)) != -1) {
@@ -111,8 +113,5 @@ main(int argc, char **argv)
 	}
 	if (optind == argc)
 		tool_usage_error("missing operand");
-	for (i = optind; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			mkdir_one(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind, mkdir_one);
 }

@@ -25,12 +25,6 @@ static const char usage[] =
 "\n"
 "Exit status: 0 success, 1 if any SRC could not be moved, 2 bad usage.\n";
 
-static const struct option longopts[] = {
-	{ "no-clobber", no_argument, NULL, 'n' },
-	TOOL_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 static int opt_noclobber;
 
 static int
@@ -63,60 +57,36 @@ mv_copy(const char *src, const char *dst, const struct stat *st)
 		tool_err(src, errno);
 }
 
-static void
+/* Failures are reported (and set the exit status) here: always 0. */
+static int
 mv_one(const char *src, const char *dst)
 {
 	struct stat st, dst_st;
 
 	if (tool_stat(src, &st) != 0) {
 		tool_err(src, errno);
-		return;
+		return 0;
 	}
 	if (opt_noclobber && tool_stat(dst, &dst_st) == 0)
-		return;
+		return 0;
 	if (mv_rename(src, dst) == 0)
-		return;
+		return 0;
 	if (errno == EXDEV)
 		mv_copy(src, dst, &st);
 	else
 		tool_err(src, errno);
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct stat st;
-	const char *dst;
-	char *base, *d;
-	int c, i, n, into;
+	int n;
 
 	tool_init("pvfs-mv", usage);
-	while ((c = tool_getopt(argc, argv, "n", longopts)) != -1) {
-		if (c == 'n')
-			opt_noclobber = 1;
-		else
-			tool_usage_error("invalid option");
-	}
+	opt_noclobber = tool_getflag(argc, argv, 'n', "no-clobber");
 	if ((n = argc - optind) < 2)
 		tool_usage_error(n == 0 ? "missing file operand" :
 		    "missing destination file operand");
-	tool_operands(argc, argv, optind);
-	dst = argv[argc - 1];
-	into = tool_stat(dst, &st) == 0 && S_ISDIR(st.st_mode);
-	if (n > 2 && !into) {
-		tool_errmsg(NULL, "target '%s' is not a directory", dst);
-		return TOOL_EXIT_FAIL;
-	}
-	for (i = optind; i < argc - 1; i++) {
-		if (!into) {
-			mv_one(argv[i], dst);
-			continue;
-		}
-		base = tool_base(argv[i]);
-		d = tool_join(dst, base);
-		mv_one(argv[i], d);
-		free(base);
-		free(d);
-	}
-	return tool_status;
+	return tool_copy_each(argc, argv, optind, 0, mv_one);
 }

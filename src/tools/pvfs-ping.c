@@ -192,9 +192,7 @@ main(int argc, char **argv)
 	}
 	if (url != NULL)
 		ping_fs(url);
-	for (i = optind; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			ping_fs(argv[i]);
+	tool_each_operand(argc, argv, optind, ping_fs);
 	if (url == NULL && optind == argc && (n = tool_tab_prefixes(&tab)) >= 0) {
 		for (i = 0; i < n; i++)
 			ping_fs(tab[i]);

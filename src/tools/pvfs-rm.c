@@ -77,7 +77,7 @@ rm_path(const char *path)
 int
 main(int argc, char **argv)
 {
-	int c, i;
+	int c;
 
 	tool_init("pvfs-rm", usage);
 	while ((c = tool_getopt(argc, argv, "rRf", longopts)) != -1) {
@@ -90,8 +90,5 @@ main(int argc, char **argv)
 	}
 	if (optind == argc && !opt_force)
 		tool_usage_error("missing operand");
-	for (i = optind; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			rm_path(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind, rm_path);
 }

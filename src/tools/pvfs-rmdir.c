@@ -20,12 +20,6 @@ static const char usage[] =
 "\n"
 "Exit status: 0 success, 1 if any DIR could not be removed, 2 bad usage.\n";
 
-static const struct option longopts[] = {
-	{ "parents", no_argument, NULL, 'p' },
-	TOOL_COMMON_OPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 /* Strip the last component in place; 0 when nothing is left to strip. */
 static int
 rmdir_parent(char *p)
@@ -43,16 +37,11 @@ rmdir_parent(char *p)
 int
 main(int argc, char **argv)
 {
-	int c, i, parents = 0;
+	int i, parents = 0;
 	char *p;
 
 	tool_init("pvfs-rmdir", usage);
-	while ((c = tool_getopt(argc, argv, "p", longopts)) != -1) {
-		if (c == 'p')
-			parents = 1;
-		else
-			tool_usage_error("invalid option");
-	}
+	parents = tool_getflag(argc, argv, 'p', "parents");
 	if (optind == argc)
 		tool_usage_error("missing operand");
 	for (i = optind; i < argc; i++) {

@@ -98,7 +98,8 @@ stat_parts(const char *path, struct pvfs_admin *a,
 	return 0;
 }
 
-static void
+/* Failures are reported (and set the exit status) here: always 0. */
+static int
 stat_one(const char *path)
 {
 	struct pvfs_attr_info attr;
@@ -108,7 +109,7 @@ stat_one(const char *path)
 	if (pvfs_stat(path, &st) != 0 || pvfs_admin_attr(path, &attr) != 0 ||
 	    (a = pvfs_admin_open(path)) == NULL) {
 		tool_err(path, errno);
-		return;
+		return 0;
 	}
 	printf("  File: %s\n", path);
 	printf("  Size: %-15lld Blocks: %-10lld IO Block: %ld\n",
@@ -122,20 +123,18 @@ stat_one(const char *path)
 	if (S_ISREG(st.st_mode))
 		stat_parts(path, a, &attr);
 	pvfs_admin_close(a);
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	int c, i;
+	int c;
 
 	tool_init("pvfs-stat", usage);
 	while ((c = tool_getopt(argc, argv, "", longopts)) != -1)
 		tool_usage_error("invalid option");
 	if (optind == argc)
 		tool_usage_error("missing operand");
-	for (i = optind; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			stat_one(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind, stat_one);
 }

@@ -32,7 +32,8 @@ static const struct option longopts[] = {
 static int opt_nocreate, rel; /* rel: 0 absolute, 1 extend, -1 shrink */
 static uint64_t size;
 
-static void
+/* Failures are reported (and set the exit status) here: always 0. */
+static int
 truncate_one(const char *path)
 {
 	struct stat st;
@@ -43,11 +44,11 @@ truncate_one(const char *path)
 		if (errno != ENOENT || opt_nocreate) {
 			if (!(errno == ENOENT && opt_nocreate))
 				tool_err(path, errno);
-			return;
+			return 0;
 		}
 		if ((fd = pvfs_open(path, O_WRONLY | O_CREAT, 0666)) < 0) {
 			tool_err(path, errno);
-			return;
+			return 0;
 		}
 		pvfs_close(fd);
 		st.st_size = 0;
@@ -58,13 +59,14 @@ truncate_one(const char *path)
 		len = 0;
 	if (pvfs_truncate(path, (off_t)len) != 0)
 		tool_err(path, errno);
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
 	const char *s;
-	int c, i, have = 0;
+	int c, have = 0;
 
 	tool_init("pvfs-truncate", usage);
 	while ((c = tool_getopt(argc, argv, "s:c", longopts)) != -1) {
@@ -85,8 +87,5 @@ main(int argc, char **argv)
 		tool_usage_error("you must specify '-s SIZE'");
 	if (optind == argc)
 		tool_usage_error("missing file operand");
-	for (i = optind; i < argc; i++)
-		if (tool_need_pvfs(argv[i]))
-			truncate_one(argv[i]);
-	return tool_status;
+	return tool_each_operand(argc, argv, optind, truncate_one);
 }

@@ -101,6 +101,27 @@ tool_getopt(int argc, char **argv, const char *opts,
 	return c;
 }
 
+/* Most tools have one flag besides --help and --version. */
+int
+tool_getflag(int argc, char **argv, int flag, const char *name)
+{
+	const struct option longopts[] = {
+		{ name, no_argument, NULL, flag },
+		TOOL_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	const char opts[] = { (char)flag, '\0' };
+	int c, set = 0;
+
+	while ((c = tool_getopt(argc, argv, opts, longopts)) != -1) {
+		if (c == flag)
+			set = 1;
+		else
+			tool_usage_error("invalid option");
+	}
+	return set;
+}
+
 long
 tool_parse_long(const char *s, long min, long max, const char *what)
 {
@@ -540,4 +561,16 @@ tool_each_child(const char *dir, int (*fn)(const char *path))
 	}
 	tool_free_list(names, n);
 	return rc != 0 ? -1 : 0;
+}
+
+int
+tool_each_operand(int argc, char **argv, int first,
+    int (*fn)(const char *path))
+{
+	int i;
+
+	for (i = first; i < argc; i++)
+		if (tool_need_pvfs(argv[i]))
+			fn(argv[i]);
+	return tool_status;
 }

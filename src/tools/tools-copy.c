@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tools.h"
@@ -51,15 +50,6 @@ struct copy_job {
 	const char *name;
 	int64_t start_us, drawn_us;
 };
-
-static int64_t
-copy_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* Called with the lock held: the first failure is the one reported. */
 static void
@@ -211,7 +201,7 @@ copy_put(struct copy_job *j, const char *buf, const struct copy_block *b)
 		j->written += b->len;
 	j->write_seq++;
 	pthread_cond_broadcast(&j->turn);
-	if (j->progress && copy_now_us() - j->drawn_us >= COPY_REDRAW_US)
+	if (j->progress && pvfs_mono_ns() / 1000 - j->drawn_us >= COPY_REDRAW_US)
 		copy_draw(j, 0);
 	pthread_mutex_unlock(&j->lock);
 }
@@ -264,11 +254,11 @@ static void
 copy_draw(struct copy_job *j, int final)
 {
 	uint64_t done = j->written + j->skipped;
-	double el = (double)(copy_now_us() - j->start_us) / 1e6, rate;
+	double el = (double)(pvfs_mono_ns() / 1000 - j->start_us) / 1e6, rate;
 	char sz[32], rt[32], eta[64], bar[256];
 	int w = copy_width(), bw, fill, pct;
 
-	j->drawn_us = copy_now_us();
+	j->drawn_us = pvfs_mono_ns() / 1000;
 	rate = el > 0 ? (double)done / el : 0;
 	tool_human(done, sz, sizeof(sz));
 	tool_human((uint64_t)rate, rt, sizeof(rt));
@@ -370,7 +360,7 @@ copy_run(struct copy_job *j)
 	pthread_t th[COPY_THREADS];
 	int i, n = 0;
 
-	j->start_us = j->drawn_us = copy_now_us();
+	j->start_us = j->drawn_us = pvfs_mono_ns() / 1000;
 	for (i = 0; i < COPY_THREADS; i++)
 		if (pthread_create(&th[n], NULL, copy_worker, j) == 0)
 			n++;
@@ -464,4 +454,35 @@ tool_copy_file(const char *src, const char *dst, const struct tool_copy_opts *o)
 	pthread_cond_destroy(&j.turn);
 	free(name);
 	return rc;
+}
+
+int
+tool_copy_each(int argc, char **argv, int first, int dash,
+    int (*fn)(const char *src, const char *dst))
+{
+	struct stat st;
+	const char *dst = argv[argc - 1];
+	char *base, *d;
+	int i, into;
+
+	tool_operands(argc, argv, first);
+	into = !(dash && strcmp(dst, "-") == 0) && tool_stat(dst, &st) == 0 &&
+	    S_ISDIR(st.st_mode);
+	if (argc - first > 2 && !into) {
+		tool_errmsg(NULL, "target '%s' is not a directory", dst);
+		return TOOL_EXIT_FAIL;
+	}
+	for (i = first; i < argc - 1; i++) {
+		if (!into) {
+			fn(argv[i], dst);
+			continue;
+		}
+		base = tool_base(dash && strcmp(argv[i], "-") == 0 ?
+		    "stdin" : argv[i]);
+		d = tool_join(dst, base);
+		fn(argv[i], d);
+		free(base);
+		free(d);
+	}
+	return tool_status;
 }

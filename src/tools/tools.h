@@ -47,6 +47,9 @@ void tool_usage_error(const char *fmt, ...)
  * an unknown option or a missing argument into a usage error. */
 int tool_getopt(int argc, char **argv, const char *opts,
     const struct option *longopts);
+/* All the options of a tool whose one option is the flag -flag, --name:
+ * 1 if it was given, else 0 (tool_getopt's errors, --help, --version). */
+int tool_getflag(int argc, char **argv, int flag, const char *name);
 /* A whole number in [min, max], else a usage error naming what. */
 long tool_parse_long(const char *s, long min, long max, const char *what);
 /* "512", "64k", "8M", "2G", "1T" (powers of 1024): 0 or -1. */
@@ -104,6 +107,10 @@ int tool_list_dir(const char *path, char ***names, size_t *n);
 /* fn on dir/name for each entry, in name order: -1 if the listing failed
  * (reported) or any fn returned non-zero, else 0. */
 int tool_each_child(const char *dir, int (*fn)(const char *path));
+/* fn on each operand argv[first..argc-1] that is a PVFS path (the others
+ * are reported as not); the exit status. */
+int tool_each_operand(int argc, char **argv, int first,
+    int (*fn)(const char *path));
 
 /* ---- tools-copy.c: the copy engine ---- */
 struct tool_copy_opts {
@@ -117,5 +124,12 @@ struct tool_copy_opts {
  * Errors are reported; 0 or -1. */
 int tool_copy_file(const char *src, const char *dst,
     const struct tool_copy_opts *o);
+/* The operands SRC... DST of pvfs-cp and pvfs-mv, argv[first..argc-1]:
+ * fn(SRC, DST), or fn(SRC, DST/base(SRC)) for each SRC when DST is a
+ * directory, as it must be for more than one SRC.  With dash, "-" is
+ * standard input or output (never a directory, named "stdin" inside one).
+ * The exit status. */
+int tool_copy_each(int argc, char **argv, int first, int dash,
+    int (*fn)(const char *src, const char *dst));
 
 #endif /* PVFS_TOOLS_H */

@@ -48,18 +48,6 @@ mt_resolve(const char *path, struct mgr_path *p)
 	return mgr_ns_resolve(&mt_root, path, p);
 }
 
-static void
-mt_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
-    int64_t now)
-{
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->parent = p->dir->ino;
-	r->name = p->name;
-	r->namelen = (uint16_t)p->namelen;
-	r->time = now;
-}
-
 static int
 mt_new(uint8_t type, const char *path, uint32_t mode, uint32_t uid,
     uint32_t gid, uint64_t *ino)
@@ -71,7 +59,7 @@ mt_new(uint8_t type, const char *path, uint32_t mode, uint32_t uid,
 
 	if ((rc = mt_resolve(path, &p)) != 0)
 		return rc;
-	mt_rec_new(&r, type, &p, now);
+	mgr_ns_rec_new(&r, type, &p, now);
 	r.ino = mgr_ns_next_ino();
 	r.mode = mode & 07777;
 	r.uid = uid;
@@ -113,7 +101,7 @@ mt_remove(uint8_t type, const char *path)
 
 	if ((rc = mt_resolve(path, &p)) != 0)
 		return rc;
-	mt_rec_new(&r, type, &p, pvfs_now_ns());
+	mgr_ns_rec_new(&r, type, &p, pvfs_now_ns());
 	r.ino = p.ino != NULL ? p.ino->ino : 0;
 	return mt_apply(&r);
 }
@@ -139,7 +127,7 @@ mt_rename(const char *from, const char *to)
 
 	if ((rc = mt_resolve(from, &s)) != 0 || (rc = mt_resolve(to, &d)) != 0)
 		return rc;
-	mt_rec_new(&r, MGR_REC_RENAME, &s, pvfs_now_ns());
+	mgr_ns_rec_new(&r, MGR_REC_RENAME, &s, pvfs_now_ns());
 	r.parent2 = d.dir->ino;
 	r.name2 = d.name;
 	r.namelen2 = (uint16_t)d.namelen;

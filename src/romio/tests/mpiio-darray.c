@@ -15,13 +15,15 @@
 
 static int rank, nprocs;
 
-static uint64_t element(uint64_t seed, int64_t row, int64_t col, int64_t n)
+static uint64_t
+element(uint64_t seed, int64_t row, int64_t col, int64_t n)
 {
 	return seed * 0x100000001b3ULL + (uint64_t)(row * n + col);
 }
 
 /* Rank 0 writes the whole matrix in row order, one row per call. */
-static void write_matrix(const char *path, int64_t n, uint64_t seed)
+static void
+write_matrix(const char *path, int64_t n, uint64_t seed)
 {
 	uint64_t *row = malloc(n * sizeof(*row));
 	MPI_File fh;
@@ -41,7 +43,8 @@ static void write_matrix(const char *path, int64_t n, uint64_t seed)
 /* This rank's block: rows r0..r0+nr, columns c0..c0+nc (block-block). */
 struct block { int64_t r0, nr, c0, nc; };
 
-static struct block my_block(const int dims[2], int64_t n)
+static struct block
+my_block(const int dims[2], int64_t n)
 {
 	int coords[2] = { rank / dims[1], rank % dims[1] };
 	int64_t br = (n + dims[0] - 1) / dims[0], bc = (n + dims[1] - 1) / dims[1];
@@ -54,7 +57,8 @@ static struct block my_block(const int dims[2], int64_t n)
 	return b;
 }
 
-static MPI_Datatype darray_type(const int dims[2], int64_t n)
+static MPI_Datatype
+darray_type(const int dims[2], int64_t n)
 {
 	int gsizes[2] = { (int)n, (int)n }, psizes[2] = { dims[0], dims[1] };
 	int distribs[2] = { MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK };
@@ -67,7 +71,8 @@ static MPI_Datatype darray_type(const int dims[2], int64_t n)
 	return t;
 }
 
-static int check_block(const uint64_t *buf, struct block b, int64_t n, uint64_t seed)
+static int
+check_block(const uint64_t *buf, struct block b, int64_t n, uint64_t seed)
 {
 	for (int64_t i = 0; i < b.nr; i++)
 		for (int64_t j = 0; j < b.nc; j++)
@@ -80,7 +85,8 @@ static int check_block(const uint64_t *buf, struct block b, int64_t n, uint64_t 
 }
 
 /* Read (or write) this rank's block through the darray view. */
-static void block_io(const char *path, MPI_Datatype ftype, uint64_t *buf, int count,
+static void
+block_io(const char *path, MPI_Datatype ftype, uint64_t *buf, int count,
     int write)
 {
 	MPI_File fh;
@@ -103,7 +109,8 @@ static void block_io(const char *path, MPI_Datatype ftype, uint64_t *buf, int co
 }
 
 /* Rank 0 reads the written-back matrix whole. */
-static int check_matrix(const char *path, int64_t n, uint64_t seed)
+static int
+check_matrix(const char *path, int64_t n, uint64_t seed)
 {
 	struct block all = { 0, n, 0, n };
 	uint64_t *buf = malloc(n * n * sizeof(*buf));
@@ -119,7 +126,8 @@ static int check_matrix(const char *path, int64_t n, uint64_t seed)
 	return err;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	int dims[2] = { 0, 0 }, err = 0;
 	char copy[4096];

@@ -21,13 +21,15 @@
 static int rank, nprocs;
 static uint64_t seed;
 
-static void fill(unsigned char *buf, int64_t off, int64_t len, uint64_t s)
+static void
+fill(unsigned char *buf, int64_t off, int64_t len, uint64_t s)
 {
 	for (int64_t i = 0; i < len; i++)
 		buf[i] = check_byte(s, off + i);
 }
 
-static int compare(const unsigned char *buf, int64_t off, int64_t len, uint64_t s,
+static int
+compare(const unsigned char *buf, int64_t off, int64_t len, uint64_t s,
     const char *what)
 {
 	for (int64_t i = 0; i < len; i++)
@@ -39,7 +41,8 @@ static int compare(const unsigned char *buf, int64_t off, int64_t len, uint64_t 
 	return 0;
 }
 
-static MPI_File open_file(const char *path, int amode)
+static MPI_File
+open_file(const char *path, int amode)
 {
 	MPI_Info info;
 	MPI_File fh;
@@ -57,7 +60,8 @@ static MPI_File open_file(const char *path, int amode)
 
 /* The paper's test: each rank writes its own region in BLOCK requests,
  * then reads its neighbour's. */
-static int concurrent(MPI_File fh, int64_t size)
+static int
+concurrent(MPI_File fh, int64_t size)
 {
 	unsigned char *buf = malloc(size);
 	int64_t mine = rank * size, next = (rank + 1) % nprocs * size;
@@ -90,7 +94,8 @@ static int concurrent(MPI_File fh, int64_t size)
 }
 
 /* A view of records rank, rank + nprocs, ... of the file. */
-static void record_view(MPI_File fh, int who)
+static void
+record_view(MPI_File fh, int who)
 {
 	MPI_Datatype ftype, rec;
 
@@ -106,7 +111,8 @@ static void record_view(MPI_File fh, int who)
 /* Interleaved records: written collectively from a buffer with holes (a
  * noncontiguous memory type too), read back independently through the
  * neighbour's view, and the whole file checked on rank 0. */
-static int interleaved(MPI_File fh, int64_t size, uint64_t s)
+static int
+interleaved(MPI_File fh, int64_t size, uint64_t s)
 {
 	int nrec = (int)(size / RECORD), err = 0, next = (rank + 1) % nprocs;
 	unsigned char *mem = calloc((size_t)nrec * RECORD * 2, 1), *buf = malloc(size);
@@ -143,7 +149,8 @@ static int interleaved(MPI_File fh, int64_t size, uint64_t s)
 
 /* The striping hints were applied: a second open without hints reports
  * the file's real distribution under the same keys. */
-static int hints(const char *path)
+static int
+hints(const char *path)
 {
 	static const struct { const char *key; int want; } h[] = {
 		{ "striping_factor", PCOUNT }, { "striping_unit", SSIZE } };
@@ -170,7 +177,8 @@ static int hints(const char *path)
 /* Ranks that disagree on striping_factor: the open still succeeds (ROMIO
  * ignores the hint check's error at open) and the file gets rank 0's
  * value, which every rank then reads back from the file itself. */
-static int hints_disagree(const char *path)
+static int
+hints_disagree(const char *path)
 {
 	char name[4096], v[MPI_MAX_INFO_VAL + 1];
 	MPI_Info info;
@@ -202,7 +210,8 @@ static int hints_disagree(const char *path)
 
 /* In atomic mode: each rank writes a record collectively and reads back
  * its neighbour's independently. */
-static int atomic_io(MPI_File fh)
+static int
+atomic_io(MPI_File fh)
 {
 	unsigned char out[RECORD], in[RECORD];
 	int next = (rank + 1) % nprocs;
@@ -220,7 +229,8 @@ static int atomic_io(MPI_File fh)
  * file's data at unlink even while it is open, so rank 0 closing and
  * deleting at once must not pull the data from under a slower rank that
  * still reads before its close (ROMIO's noncontig test does this). */
-static int close_then_delete(const char *path)
+static int
+close_then_delete(const char *path)
 {
 	static unsigned char buf[BLOCK];
 	char name[4096];
@@ -247,7 +257,8 @@ static int close_then_delete(const char *path)
 }
 
 /* Resize, atomic mode (accepted, no locks), delete. */
-static int file_ops(MPI_File *fh, const char *path)
+static int
+file_ops(MPI_File *fh, const char *path)
 {
 	MPI_Offset fsize;
 	int err = 0, cls, flag;
@@ -282,7 +293,8 @@ static int file_ops(MPI_File *fh, const char *path)
 	return err;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	int64_t size;
 	MPI_File fh;

@@ -105,6 +105,7 @@ client_mgr_auth(struct client_fs *fs)
 	struct conn_pool *p = &fs->mgr;
 
 	p->ident = 1;
+	p->pin_fs = 1;
 	snprintf(p->sock, sizeof(p->sock), "%s", fs->tab.sock);
 	p->auth = fs->tab.auth;
 	p->munge_sock = fs->tab.munge_sock;

@@ -187,6 +187,29 @@ conn_connect(const struct conn_pool *p, const char *host, uint16_t port,
 	return fd;
 }
 
+/* A new connection to a mgr: is it the file system this pool has been
+ * talking to?  Anything else (another file system's mgr, or not a mgr at
+ * all, on the address a restarted mgr left) is refused as if nobody
+ * listened there, which makes the caller re-read the pvfstab. */
+static int
+conn_check_fs(struct conn_pool *p, int fd, int timeout_ms)
+{
+	struct pvfs_none req = { 0 };
+	struct pvfs_mgr_ping_rep rep;
+	uint64_t want = 0;
+
+	if (pvfs_conn_call_fd(fd, PVFS_MGR_PING, &req, &rep, timeout_ms) != 0)
+		return -1;
+	if (rep.fsid != 0 && __atomic_compare_exchange_n(&p->fsid, &want,
+	    rep.fsid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return 0;
+	if (rep.fsid == 0 || rep.fsid != want) {
+		errno = ECONNREFUSED;
+		return -1;
+	}
+	return 0;
+}
+
 int
 pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 {
@@ -208,6 +231,13 @@ pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 	}
 	if ((fd = conn_connect(p, host, port, timeout_ms)) == -1)
 		return -1;
+	if (p->pin_fs && conn_check_fs(p, fd, timeout_ms) != 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
 	fd = conn_place(fd);
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		conn_unplace(fd);

@@ -44,6 +44,12 @@ struct conn_pool {
 	int ident;
 	int auth;
 	const char *munge_sock;  /* NULL: libmunge's default */
+	/* A mgr's pool: every new connection first asks the mgr which file
+	 * system it serves (MGR_PING) and must find the one the first
+	 * connection found (fsid, 0 until then), so that a restarted mgr's
+	 * address taken over by another file system's mgr is refused. */
+	int pin_fs;
+	uint64_t fsid;
 	pid_t pid;
 	struct pvfs_conn *idle;
 	unsigned nidle;

@@ -20,6 +20,7 @@
 
 #include "pvfs.h"
 #include "cluster.h"
+#include "files.h"
 
 #define NIODS 4
 #define MiB (1024ull * 1024)
@@ -301,6 +302,48 @@ test_mgr_sigkill_keeps_replied_changes(void **state)
 	check_tree("after mgr SIGKILL");
 }
 
+/* The mgr's address, left by a restart, now answers for another file
+ * system (another cluster's mgr, reached once the pvfstab names it): the
+ * client refuses it as if nobody listened, changes nothing there, and
+ * goes on once the pvfstab names its own mgr again. */
+static void
+test_foreign_mgr_refused(void **state)
+{
+	struct cluster other = { 0 };
+	char url[128];
+	uint8_t *ours, *theirs;
+	size_t len, tlen;
+	struct stat st;
+	int fd, port;
+
+	/* The first connection learns which file system this is. */
+	check_ok(pvfs_close(check_ok(pvfs_creat("/pvfs/pinned", 0644))));
+	assert_int_equal(cluster_start(&other, 1), 0);
+	setenv("PVFSTAB_FILE", c.tab, 1);
+	port = cluster_port(&other, "mgr");
+	assert_true(port > 0);
+	/* Our pvfstab now names the other mgr, and ours is gone. */
+	ours = file_slurp(c.tab, &len);
+	theirs = file_slurp(other.tab, &tlen);
+	file_spill(c.tab, theirs, tlen);
+	free(theirs);
+	assert_int_equal(cluster_kill(&c, "mgr", SIGKILL), 0);
+	fd = pvfs_open("/pvfs/foreign", O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(fd, -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	snprintf(url, sizeof(url), "pvfs://127.0.0.1:%d/foreign", port);
+	assert_errno(pvfs_stat(url, &st), ENOENT);
+	assert_int_equal(cluster_stop(&other), 0);
+	assert_int_equal(cluster_finish(&other, 0), 0);
+	setenv("PVFSTAB_FILE", c.tab, 1);
+	/* Ours again: the restart writes its own pvfstab. */
+	file_spill(c.tab, ours, len);
+	free(ours);
+	assert_int_equal(cluster_start_again(&c), 0);
+	check_ok(pvfs_close(check_ok(pvfs_creat("/pvfs/after", 0644))));
+	check_ok(pvfs_stat("/pvfs/pinned", &st));
+}
+
 int
 main(void)
 {
@@ -308,6 +351,7 @@ main(void)
 		cmocka_unit_test(test_full_restart_keeps_everything),
 		cmocka_unit_test(test_single_iod_restart),
 		cmocka_unit_test(test_mgr_sigkill_keeps_replied_changes),
+		cmocka_unit_test(test_foreign_mgr_refused),
 	};
 	rng_init(&rng, "test_restart");
 	return cluster_run_tests(&c, NIODS, NULL, tests);

@@ -131,8 +131,12 @@ count_names(const char *dir)
 	return n;
 }
 
-/* A new, empty file system on the same directory (the client library
- * keeps the daemons' socket paths for the life of the process). */
+/* A new, empty file system on the same directory.  The client library
+ * keeps the daemons' socket paths and the file system it first met for
+ * the life of the process (it refuses another one's mgr), so every fresh
+ * file system gets the same id: the format 1 fixture's. */
+#define RECOVERY_FSID "83b5202c4c7fc04d"
+
 static void
 fresh_cluster(const char *journal_max)
 {
@@ -141,7 +145,10 @@ fresh_cluster(const char *journal_max)
 	if (c.running)
 		assert_int_equal(cluster_stop(&c), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s/meta %s/iod0 %s/iod1 %s/aside "
-	    "%s/acked", c.dir, c.dir, c.dir, c.dir, c.dir);
+	    "%s/acked && for k in 0 1; do mkdir -m 700 %s/iod$k && "
+	    "%s/pvfs-iod --format --fsid %s --index $k -d %s/iod$k >/dev/null "
+	    "|| exit 1; done", c.dir, c.dir, c.dir, c.dir, c.dir, c.dir,
+	    getenv("PVFS_BUILDDIR"), RECOVERY_FSID, c.dir);
 	assert_int_equal(system(cmd), 0);
 	if (journal_max != NULL)
 		setenv("PVFS_MGR_JOURNAL_MAX", journal_max, 1);

@@ -287,6 +287,11 @@ static const struct pvfs_field iod_statfs_rep_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, bavail),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, files),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, ffree),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, host),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, dev),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, used),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, apparent),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, nstripes),
 	PVFS_FEND
 };
 

@@ -19,7 +19,7 @@
 #include "pvfs-types.h"
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 5
+#define PVFS_PROTO_VERSION 6
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -356,11 +356,21 @@ struct pvfs_iod_size_rep {
 	int64_t mtime_ns;
 	uint64_t blocks; /* 512-byte blocks allocated */
 };
+/* host and dev name the host file system that holds the data directory:
+ * iods with equal (host, dev) share one disk, which pvfs-df counts once.
+ * used, apparent and nstripes are what this iod holds for files: the sum
+ * of its stripe files' allocated bytes (st_blocks * 512) and lengths, and
+ * their number, from a scan of the data directory at most
+ * PVFS_IOD_USAGE_TTL seconds old. */
 struct pvfs_iod_statfs_rep {
 	uint64_t bsize;                /* the data file system's f_bsize */
 	uint64_t blocks, bfree, bavail; /* in bytes, not blocks */
 	uint64_t files, ffree;
+	uint64_t host;                 /* the iod's host (machine-id), 0 if unknown */
+	uint64_t dev;                  /* st_dev of the data directory */
+	uint64_t used, apparent, nstripes;
 };
+#define PVFS_IOD_USAGE_TTL 1
 /* LIST: stripe files of subdirectory sub (an inode's low byte) that come
  * after (after, after_gen), ascending by (ino, gen), at most max (<=
  * PVFS_STRIPELIST_MAX); names that are not a stripe file of that

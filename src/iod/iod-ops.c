@@ -320,9 +320,11 @@ iod_op_statfs(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	struct statvfs sv;
+	struct iod_usage u;
 	int err;
 
-	if ((err = -iod_store_statfs(&sv)) != 0)
+	if ((err = -iod_store_statfs(&sv)) != 0 ||
+	    (err = -iod_store_usage(&u)) != 0)
 		return err;
 	rep->statfs.bsize = sv.f_bsize;
 	rep->statfs.blocks = (uint64_t)sv.f_blocks * sv.f_frsize;
@@ -330,6 +332,11 @@ iod_op_statfs(struct iod_conn *c, union iod_req *req,
 	rep->statfs.bavail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	rep->statfs.files = sv.f_files;
 	rep->statfs.ffree = sv.f_ffree;
+	rep->statfs.host = u.host;
+	rep->statfs.dev = u.dev;
+	rep->statfs.used = u.used;
+	rep->statfs.apparent = u.apparent;
+	rep->statfs.nstripes = u.nstripes;
 	return 0;
 }
 

@@ -103,6 +103,13 @@ int iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st);
 int iod_store_remove(uint64_t ino, uint64_t gen);
 int iod_store_sync_dir(uint64_t ino);
 int iod_store_statfs(struct statvfs *sv);
+/* What the iod holds for files, and the host file system's identity
+ * (IOD_STATFS). */
+struct iod_usage {
+	uint64_t host, dev;
+	uint64_t used, apparent, nstripes;
+};
+int iod_store_usage(struct iod_usage *u);
 int iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
     uint32_t max, struct pvfs_stripe_ent *ents, uint32_t *n, int *eof);
 

@@ -355,6 +355,29 @@ pvfs_admin_iod_space(struct pvfs_admin *a, uint32_t i,
 	s->blocks = rep.blocks;
 	s->bfree = rep.bfree;
 	s->bavail = rep.bavail;
+	s->files = rep.files;
+	s->ffree = rep.ffree;
+	s->host = rep.host;
+	s->dev = rep.dev;
+	s->used = rep.used;
+	s->apparent = rep.apparent;
+	s->nstripes = rep.nstripes;
+	return 0;
+}
+
+int
+pvfs_admin_mgr_inodes(struct pvfs_admin *a, struct pvfs_inode_info *s)
+{
+	struct pvfs_mgr_cred_req req;
+	struct pvfs_mgr_statfs_rep rep;
+
+	memset(s, 0, sizeof(*s));
+	memset(&req, 0, sizeof(req));
+	pvfs_client_cred(&req.cred);
+	if (pvfs_conn_rpc(a->fs, PVFS_MGR_STATFS, &req, &rep) != 0)
+		return -1;
+	s->files = rep.files;
+	s->ffree = rep.ffree;
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 
 #include "pvfs-internal.h"
 
-#define IO_REP_MAX 64 /* largest iod reply body (STATFS, 48 bytes) */
+#define IO_REP_MAX 128 /* largest iod reply body (STATFS, 88 bytes) */
 
 enum io_state {
 	IO_SEND,      /* the request frame, then an IOD_WRITE's data stream */

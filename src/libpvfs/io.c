@@ -507,9 +507,24 @@ io_fill_fs(struct io_op *op)
 	return 0;
 }
 
+/* Whether iod reply i is the first of its host file system: iods that
+ * share one report the same (host, dev) and count once. */
+static int
+io_statfs_first(const struct io_engine *e, int i)
+{
+	const struct pvfs_iod_statfs_rep *r = &e->st[i].rep.statfs;
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (e->st[j].rep.statfs.host == r->host &&
+		    e->st[j].rep.statfs.dev == r->dev)
+			return 0;
+	return 1;
+}
+
 /* The iods report blocks, bfree and bavail in bytes (so that iods on file
- * systems with different block sizes add up); the sum is expressed in
- * blocks of the first iod's block size. */
+ * systems with different block sizes add up); the sum, over distinct host
+ * file systems, is expressed in blocks of the first iod's block size. */
 static void
 io_statfs_sum(const struct io_engine *e, struct pvfs_iod_statfs_rep *sum)
 {
@@ -521,6 +536,8 @@ io_statfs_sum(const struct io_engine *e, struct pvfs_iod_statfs_rep *sum)
 
 		if (bs == 0)
 			bs = r->bsize;
+		if (!io_statfs_first(e, i))
+			continue;
 		sum->blocks += r->blocks;
 		sum->bfree += r->bfree;
 		sum->bavail += r->bavail;

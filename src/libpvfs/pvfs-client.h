@@ -119,9 +119,19 @@ struct pvfs_ping_info {
 	uint64_t fsid;               /* the mgr's only */
 	int64_t rtt_us;              /* the request's round trip */
 };
-/* Space in bytes: one iod's, or the sum over the file system's. */
+/* Space in bytes: one iod's, or the sum over the file system's.  host
+ * and dev name the host file system (equal on iods sharing one); used,
+ * apparent and nstripes are what the iod holds for PVFS files (allocated
+ * bytes, bytes of length, stripe files). */
 struct pvfs_space_info {
 	uint64_t bsize, blocks, bfree, bavail;
+	uint64_t files, ffree;       /* the host file system's inodes */
+	uint64_t host, dev;
+	uint64_t used, apparent, nstripes;
+};
+/* The mgr's inodes: a total and its free part (statfs's f_files, f_ffree). */
+struct pvfs_inode_info {
+	uint64_t files, ffree;
 };
 /* One iod as the mgr sees it (pvfs-ping). */
 enum pvfs_admin_iod_state {
@@ -178,6 +188,7 @@ int pvfs_admin_iod_ping(struct pvfs_admin *a, uint32_t i,
     struct pvfs_ping_info *p);
 int pvfs_admin_iod_space(struct pvfs_admin *a, uint32_t i,
     struct pvfs_space_info *s);
+int pvfs_admin_mgr_inodes(struct pvfs_admin *a, struct pvfs_inode_info *s);
 /* The mgr's view of every iod: a malloc'd array in *v, its length in *n. */
 int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
     uint32_t *n);

@@ -16,7 +16,7 @@
 
 #include "mgr.h"
 
-#define OP_FFREE (1ull << 40) /* inode numbers are 64-bit: never exhausted */
+#define OP_FFREE (1ull << 40) /* inodes the mgr offers; numbers are 64-bit, never exhausted */
 
 static union {
 	struct pvfs_none none;
@@ -166,8 +166,12 @@ mgr_op_statfs(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_statfs_rep *rep = rp;
 
-	rep->files = mgr_ns_count();
-	rep->ffree = OP_FFREE > rep->files ? OP_FFREE - rep->files : 0;
+	uint64_t used = mgr_ns_count();
+
+	/* A total and its free part, as statfs(2) means them: df -i's IUsed
+	 * (files - ffree) is the inodes in use. */
+	rep->ffree = OP_FFREE > used ? OP_FFREE - used : 0;
+	rep->files = used + rep->ffree;
 	rep->namemax = PVFS_NAME_MAX;
 	return 0;
 }

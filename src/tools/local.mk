@@ -3,7 +3,7 @@
 # shared tools-common.c and tools-copy.c.
 PVFS_TOOLS = pvfs-ls pvfs-cp pvfs-rm pvfs-mkdir pvfs-rmdir pvfs-mv \
 	pvfs-stat pvfs-ping pvfs-df pvfs-chmod pvfs-chown pvfs-truncate \
-	pvfs-fsck
+	pvfs-fsck pvfs-du
 bin_PROGRAMS += $(PVFS_TOOLS) pvfs-bench
 bin_SCRIPTS += pvfs-local
 noinst_LTLIBRARIES += libpvfs-tools.la
@@ -36,6 +36,8 @@ pvfs_truncate_SOURCES = src/tools/pvfs-truncate.c
 pvfs_truncate_LDADD = $(TOOLS_LIBS)
 pvfs_fsck_SOURCES = src/tools/pvfs-fsck.c
 pvfs_fsck_LDADD = $(TOOLS_LIBS)
+pvfs_du_SOURCES = src/tools/pvfs-du.c
+pvfs_du_LDADD = $(TOOLS_LIBS)
 
 # pvfs-bench prints figures (make bench); bench-smoke.sh runs it tiny in
 # make check.

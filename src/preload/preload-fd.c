@@ -30,7 +30,7 @@
 static int
 pl_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 
 	if (r == PL_PVFS)

@@ -16,7 +16,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -463,4 +466,94 @@ char *
 canonicalize_file_name(const char *path)
 {
 	return realpath(path, NULL);
+}
+
+/* ---- AF_UNIX names ---- */
+
+/* The kernel resolves a socket's name itself, a relative one from its own
+ * cwd, which under a virtual cwd is an unrelated directory.  0: give the
+ * kernel sa as it is; 1: give it *un (the name made absolute, *len set);
+ * 2: the name is in PVFS; -1 with errno. */
+static int
+pl_unix_route(const struct sockaddr *sa, socklen_t *len, struct sockaddr_un *un)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path), n;
+	char name[sizeof(un->sun_path) + 1], abs[PL_ABS_MAX];
+
+	if (!pl_active() || PL_BAD_PTR(sa) || *len <= off ||
+	    sa->sa_family != AF_UNIX)
+		return 0;
+	n = *len - off < sizeof(un->sun_path) ? *len - off : sizeof(un->sun_path);
+	memcpy(name, ((const struct sockaddr_un *)(const void *)sa)->sun_path, n);
+	name[n] = '\0';
+	if (name[0] == '\0') /* abstract: no path at all */
+		return 0;
+	switch (pl_route(AT_FDCWD, name, abs)) {
+	case PL_PVFS:
+		return 2;
+	case PL_LOCAL_ABS:
+		if (strlen(abs) >= sizeof(un->sun_path)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memset(un, 0, sizeof(*un));
+		un->sun_family = AF_UNIX;
+		memcpy(un->sun_path, abs, strlen(abs) + 1);
+		*len = (socklen_t)(off + strlen(abs) + 1);
+		return 1;
+	case PL_TOOLONG:
+		errno = ENAMETOOLONG;
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* PVFS has no socket nodes: bind there is EPERM, as the kernel's mknod
+ * answers on a file system without them (doc/preload.md). */
+int
+bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct sockaddr_un un;
+
+	switch (pl_unix_route(sa, &len, &un)) {
+	case 0:
+		return REAL(bind)(fd, sa, len);
+	case 1:
+		return REAL(bind)(fd, (const struct sockaddr *)&un, len);
+	case 2:
+		errno = EPERM;
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+/* No socket listens on a PVFS name: ENOENT when there is no such name,
+ * ECONNREFUSED when it names a file, as the kernel says for a non-socket. */
+int
+connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct sockaddr_un un;
+	char abs[PL_ABS_MAX], name[sizeof(un.sun_path) + 1];
+	struct stat st;
+	size_t off = offsetof(struct sockaddr_un, sun_path), n;
+
+	switch (pl_unix_route(sa, &len, &un)) {
+	case 0:
+		return REAL(connect)(fd, sa, len);
+	case 1:
+		return REAL(connect)(fd, (const struct sockaddr *)&un, len);
+	case 2:
+		n = len - off < sizeof(un.sun_path) ? len - off : sizeof(un.sun_path);
+		memcpy(name, ((const struct sockaddr_un *)(const void *)sa)->sun_path, n);
+		name[n] = '\0';
+		if (pl_route(AT_FDCWD, name, abs) == PL_PVFS &&
+		    pl_stat_abs(abs, &st) != 0)
+			return -1;
+		errno = ECONNREFUSED;
+		return -1;
+	default:
+		return -1;
+	}
 }

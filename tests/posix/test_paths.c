@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -372,6 +375,60 @@ long_relative(const char *pvfs)
 		abort();
 }
 
+static void
+check(int ok, const char *what)
+{
+	ran++;
+	if (ok)
+		printf("ok - %s\n", what);
+	else
+		fail("not ok - %s (%s)\n", what, strerrorname_np(errno));
+}
+
+/* A relative AF_UNIX name under a virtual cwd is refused (EPERM: PVFS has
+ * no socket nodes), never bound in the kernel's unrelated cwd; and
+ * copy_file_range and sendfile move bytes between PVFS and local files. */
+static void
+sockets_and_copies(const char *local, const char *pvfs)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX, .sun_path = "sock" };
+	char lf[PATH_MAX + 16], pf[PATH_MAX + 16], buf[64];
+	struct stat st;
+	off64_t off = 0;
+	int s, in, out;
+
+	if (chdir(pvfs) != 0)
+		abort();
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	errno = 0;
+	check(bind(s, (struct sockaddr *)&un, sizeof(un)) < 0 && errno == EPERM,
+	    "bind(\"sock\") under a PVFS cwd: EPERM");
+	check(stat("/sock", &st) != 0, "... nothing bound in the kernel's cwd");
+	errno = 0;
+	check(connect(s, (struct sockaddr *)&un, sizeof(un)) < 0 &&
+	    errno == ENOENT, "connect(\"sock\") under a PVFS cwd: ENOENT");
+	close(s);
+	if (chdir("/") != 0)
+		abort();
+	snprintf(lf, sizeof(lf), "%s/copy-src", local);
+	snprintf(pf, sizeof(pf), "%s/copy-dst", pvfs);
+	in = open(lf, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	check(in >= 0 && write(in, "0123456789", 10) == 10, "local source");
+	out = open(pf, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	check(copy_file_range(in, &off, out, NULL, 100, 0) == 10 && off == 10,
+	    "copy_file_range local -> PVFS: 10 bytes");
+	check(copy_file_range(in, &off, out, NULL, 100, 0) == 0,
+	    "... then 0 at end of file");
+	off = 2;
+	check(sendfile(in, out, &off, 3) == 3 && off == 5,
+	    "sendfile PVFS -> local: 3 bytes");
+	check(pread(out, buf, 10, 0) == 10 && memcmp(buf, "0123456789", 10) == 0 &&
+	    pread(in, buf, 13, 0) == 13 && memcmp(buf, "0123456789234", 13) == 0,
+	    "... the bytes arrived");
+	close(in);
+	close(out);
+}
+
 static int
 libc_side(const char *local, const char *pvfs)
 {
@@ -385,6 +442,7 @@ libc_side(const char *local, const char *pvfs)
 	compare(&libc_ops, ld, pvfs, 0);
 	compare(&libc_ops, ld, pvfs, 1);
 	long_relative(pvfs);
+	sockets_and_copies(ld, pvfs);
 	printf("shim: %d compared, %d failed\n", ran, failures);
 	return failures != 0;
 }

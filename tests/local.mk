@@ -44,6 +44,10 @@ INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \
 # test_fsck asks for the ADMIN capability through the library's internals.
 tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 
+# The differential POSIX suite (issue 14): each call on a local directory
+# and on PVFS, natively and through the shim, compared exactly.
+POSIX_TESTS = tests/posix/test_paths
+
 # Scripts: the tools, the preload shim, the fuzzers' smoke run.
 TOOL_TESTS = tests/tools/ls.sh tests/tools/cp.sh tests/tools/cp-big.sh \
 	tests/tools/progress.sh tests/tools/names.sh tests/tools/stat.sh \
@@ -59,8 +63,8 @@ SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) \
 	tests/integration/static-link.sh tests/fuzz/smoke.sh
 
 if HAVE_CMOCKA
-check_PROGRAMS += $(UNIT_TESTS) $(INTEGRATION_TESTS)
-TESTS += $(UNIT_TESTS) $(INTEGRATION_TESTS) $(SCRIPT_TESTS)
+check_PROGRAMS += $(UNIT_TESTS) $(INTEGRATION_TESTS) $(POSIX_TESTS)
+TESTS += $(UNIT_TESTS) $(INTEGRATION_TESTS) $(POSIX_TESTS) $(SCRIPT_TESTS)
 endif
 TEST_EXTENSIONS = .sh
 LOG_COMPILER = $(top_srcdir)/tests/integration/run-test.sh

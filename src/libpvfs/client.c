@@ -35,7 +35,9 @@ static int client_loaded;      /* 0 not yet, 1 loaded, -1 failed */
 static int client_load_errno;
 static char *client_load_cause; /* why the pvfstab failed: file:line: why */
 static struct client_fs *client_fs_tab;
+static const char **client_prefixes; /* client_fs_tab's, for path routing */
 static int client_nfs;
+static const char *const client_url_root[] = { "/" };
 static mode_t client_mask;
 static struct client_url_fs *client_url_list; /* under client_lock */
 
@@ -117,13 +119,18 @@ client_build(const struct pvfs_tab_entry *tab, int n)
 	int i;
 
 	client_fs_tab = calloc(n > 0 ? (size_t)n : 1, sizeof(*client_fs_tab));
-	if (client_fs_tab == NULL)
+	client_prefixes = calloc(n > 0 ? (size_t)n : 1, sizeof(*client_prefixes));
+	if (client_fs_tab == NULL || client_prefixes == NULL) {
+		free(client_fs_tab);
+		client_fs_tab = NULL;
 		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		struct client_fs *fs = &client_fs_tab[i];
 
 		fs->tab = tab[i];
 		fs->prefix_len = strlen(tab[i].prefix);
+		client_prefixes[i] = fs->tab.prefix;
 		fs->timeout_ms = client_timeout(&tab[i]);
 		pvfs_conn_pool_init(&fs->mgr, tab[i].host, tab[i].port);
 		client_mgr_auth(fs);
@@ -255,7 +262,26 @@ pvfs_path_is_root(const char *path)
 	char inner[PVFS_PATH_MAX + 1];
 	struct client_fs *fs;
 
-	return pvfs_client_resolve(path, &fs, inner) == 0 && strcmp(inner, "/") == 0;
+	const char *p = inner, *e;
+	int depth = 0;
+
+	if (pvfs_client_resolve(path, &fs, inner) != 0)
+		return 0;
+	/* Folded, as a question about names: "/pvfs/." and "/pvfs/d/.."
+	 * are the root for a tool that must not remove it. */
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		e = p + strcspn(p, "/");
+		if (e - p == 2 && p[0] == '.' && p[1] == '.')
+			depth -= depth > 0;
+		else if (!(e - p == 1 && p[0] == '.'))
+			depth++;
+		p = e;
+	}
+	return depth == 0;
 }
 
 long
@@ -273,104 +299,38 @@ pvfs_pathconf_limit(int name)
 	}
 }
 
-/* Append component c (n bytes) to out, or drop the last one for "..". */
+/* Relative paths are taken from the current directory, as the kernel
+ * does; then pvfs_path_route says which file system the path is on.
+ * Returns that entry's index, -1 for a local path, -2 with errno. */
 static int
-client_norm_comp(char *out, size_t *len, const char *c, size_t n)
-{
-	if (n == 1 && c[0] == '.')
-		return 0;
-	if (n == 2 && c[0] == '.' && c[1] == '.') {
-		while (*len > 0 && out[*len - 1] != '/')
-			(*len)--;
-		if (*len > 0)
-			(*len)--;
-		return 0;
-	}
-	if (*len + 1 + n >= CLIENT_NORM_MAX)
-		return -1;
-	out[(*len)++] = '/';
-	memcpy(out + *len, c, n);
-	*len += n;
-	return 0;
-}
-
-/* Lexically normalise an absolute path: no "//", "." or "..".  *dir is set
- * when the path ends in a way that names a directory ("/", ".", ".."). */
-static int
-client_normalize(const char *path, char *out, int *dir)
-{
-	const char *p = path, *e;
-	size_t len = 0;
-
-	*dir = 0;
-	while (*p != '\0') {
-		while (*p == '/')
-			p++;
-		if (*p == '\0') {
-			*dir = 1;
-			break;
-		}
-		e = p + strcspn(p, "/");
-		if (client_norm_comp(out, &len, p, (size_t)(e - p)) != 0)
-			return -1;
-		*dir = (e - p == 1 && p[0] == '.') ||
-		    (e - p == 2 && p[0] == '.' && p[1] == '.');
-		p = e;
-	}
-	out[len] = '\0';
-	return 0;
-}
-
-/* Relative paths are taken from the current directory, as the kernel does. */
-static int
-client_absolute(const char *path, char *out, int *dir)
+client_route(const char *path, char *out)
 {
 	char cwd[PATH_MAX], *tmp;
 	int rc;
 
 	if (path[0] == '/')
-		return client_normalize(path, out, dir);
+		return pvfs_path_route(path, client_prefixes, client_nfs, out,
+		    CLIENT_NORM_MAX);
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		return -1;
+		return -2;
 	if ((tmp = malloc(strlen(cwd) + strlen(path) + 2)) == NULL)
-		return -1;
+		return -2;
 	strcpy(tmp, cwd);
 	strcat(tmp, "/");
 	strcat(tmp, path);
-	rc = client_normalize(tmp, out, dir);
+	rc = pvfs_path_route(tmp, client_prefixes, client_nfs, out,
+	    CLIENT_NORM_MAX);
 	free(tmp);
 	return rc;
 }
 
-/* The entry whose prefix is the longest one ending at a component
- * boundary of norm. */
-static struct client_fs *
-client_match(const char *norm)
+/* Find path's file system; norm gets the path with "//" collapsed and,
+ * under the prefix, "." and ".." kept for the mgr. */
+static int
+client_lookup(const char *path, char *norm, struct client_fs **fs)
 {
-	struct client_fs *best = NULL;
-	size_t l;
 	int i;
 
-	for (i = 0; i < client_nfs; i++) {
-		const char *pre = client_fs_tab[i].tab.prefix;
-
-		l = client_fs_tab[i].prefix_len;
-		if (strcmp(pre, "/") == 0)
-			l = 0;
-		else if (strncmp(norm, pre, l) != 0 ||
-		    (norm[l] != '\0' && norm[l] != '/'))
-			continue;
-		if (best == NULL || l > (strcmp(best->tab.prefix, "/") == 0 ? 0 :
-		    best->prefix_len))
-			best = &client_fs_tab[i];
-	}
-	return best;
-}
-
-/* Normalise path and find its file system. */
-static int
-client_lookup(const char *path, char *norm, int *dir, struct client_fs **fs)
-{
 	pvfs_client_detail_clear();
 	if (path == NULL || path[0] == '\0') {
 		errno = path == NULL ? EFAULT : ENOENT;
@@ -378,14 +338,15 @@ client_lookup(const char *path, char *norm, int *dir, struct client_fs **fs)
 	}
 	if (client_load() != 0)
 		return -1;
-	if (client_absolute(path, norm, dir) != 0) {
+	if ((i = client_route(path, norm)) == -2) {
 		errno = errno == 0 || errno == ERANGE ? ENAMETOOLONG : errno;
 		return -1;
 	}
-	if ((*fs = client_match(norm)) == NULL) {
+	if (i < 0) {
 		errno = ENOENT;
 		return -1;
 	}
+	*fs = &client_fs_tab[i];
 	return 0;
 }
 
@@ -429,7 +390,7 @@ client_url_fs(const char *host, uint16_t port)
 /* "pvfs://host[:port]/path" (s points after the scheme); the port
  * defaults to the mgr's, the path to the root. */
 static int
-client_lookup_url(const char *s, char *norm, int *dir, struct client_fs **fs)
+client_lookup_url(const char *s, char *norm, struct client_fs **fs)
 {
 	char addr[PVFS_HOST_MAX + 8], host[PVFS_HOST_MAX + 1];
 	size_t alen = strcspn(s, "/");
@@ -447,10 +408,9 @@ client_lookup_url(const char *s, char *norm, int *dir, struct client_fs **fs)
 		errno = ENOENT;
 		return -1;
 	}
-	if (client_normalize(s[alen] ? s + alen : "/", norm, dir) != 0) {
-		errno = ENAMETOOLONG;
+	if (pvfs_path_route(s[alen] ? s + alen : "/", client_url_root, 1, norm,
+	    CLIENT_NORM_MAX) != 0)
 		return -1;
-	}
 	return (*fs = client_url_fs(host, port)) == NULL ? -1 : 0;
 }
 
@@ -460,24 +420,21 @@ pvfs_client_resolve(const char *path, struct client_fs **fsp, char *inner)
 	char norm[CLIENT_NORM_MAX];
 	struct client_fs *fs;
 	const char *rest;
-	int dir;
 
 	if (path != NULL && strncmp(path, CLIENT_URL, CLIENT_URL_LEN) == 0) {
-		if (client_lookup_url(path + CLIENT_URL_LEN, norm, &dir, &fs) != 0)
+		if (client_lookup_url(path + CLIENT_URL_LEN, norm, &fs) != 0)
 			return -1;
 		rest = norm;
 	} else {
-		if (client_lookup(path, norm, &dir, &fs) != 0)
+		if (client_lookup(path, norm, &fs) != 0)
 			return -1;
 		rest = strcmp(fs->tab.prefix, "/") == 0 ? norm : norm + fs->prefix_len;
 	}
-	if (strlen(rest) + 2 > PVFS_PATH_MAX) {
+	if (strlen(rest) + 1 > PVFS_PATH_MAX) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	/* A trailing "/" tells the mgr the name must be a directory. */
-	snprintf(inner, PVFS_PATH_MAX + 1, "%s%s", *rest ? rest : "/",
-	    *rest && dir ? "/" : "");
+	snprintf(inner, PVFS_PATH_MAX + 1, "%s", *rest ? rest : "/");
 	*fsp = fs;
 	return 0;
 }

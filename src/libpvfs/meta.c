@@ -382,6 +382,12 @@ pvfs_rename(const char *oldpath, const char *newpath)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs, *fs2;
 
+	/* Both names are read before either is looked up, as the kernel
+	 * does: a NULL one is EFAULT whatever the other names. */
+	if (oldpath == NULL || newpath == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
 	memset(&req, 0, sizeof(req));
 	if (meta_path_req(oldpath, &fs, &req.cred, req.from) != 0)
 		return -1;

@@ -226,6 +226,17 @@ int pvfs_tab_prefixes(char ***out, char **cause);
 void pvfs_free_list(char **list);
 /* 1 if path is the root of a file system. */
 int pvfs_path_is_root(const char *path);
+
+/* ---- path.c: routing a path (shared by the library and the shim) ---- */
+
+/* Which of the n mount prefixes the absolute path lies under: its index
+ * (the longest that matches), or -1 for a local path, or -2 with errno
+ * (ENAMETOOLONG when out, outlen bytes, is too small).  out gets the path
+ * with "//" collapsed; the local part folded lexically; under a prefix,
+ * ".", ".." and a trailing "/" kept for the mgr to resolve.  A ".." above
+ * the prefix root leaves it: the rest is local. */
+int pvfs_path_route(const char *path, const char *const *prefix, int n,
+    char *out, size_t outlen);
 /* pathconf(3)'s _PC_NAME_MAX, _PC_PATH_MAX and _PC_LINK_MAX inside a file
  * system; -1 for other names (errno untouched). */
 long pvfs_pathconf_limit(int name);

@@ -336,10 +336,16 @@ mgr_ns_step(struct mgr_inode *dir, const char *comp, size_t len,
 	p->ino = p->de != NULL ? p->de->inode : NULL;
 }
 
-/* Absolute paths only; search permission on every directory passed.  A
- * missing last component is not an error (p->ino == NULL). */
-int
-mgr_ns_resolve(const struct pvfs_cred *cr, const char *path, struct mgr_path *p)
+/* Absolute paths only; search permission on every directory passed, in
+ * the kernel's order: a component is looked up only in a directory that
+ * exists and may be searched.  "." and ".." are taken as they come, never
+ * folded beforehand ("d/missing/.." is ENOENT, "f/.." ENOTDIR).  A
+ * missing last component is not an error (p->ino == NULL).  A trailing
+ * "/" sets p->slash; on an existing non-directory it is ENOTDIR unless
+ * the caller takes that check (O_CREAT's EISDIR comes before it). */
+static int
+mgr_ns_walk_path(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p, int slash_ok)
 {
 	const char *s = path, *comp;
 	size_t len;
@@ -369,9 +375,22 @@ mgr_ns_resolve(const struct pvfs_cred *cr, const char *path, struct mgr_path *p)
 		mgr_ns_step(p->ino, comp, len, p);
 	}
 	p->slash = s > path + 1 && s[-1] == '/' && !p->special;
-	if (p->slash && p->ino != NULL && !MGR_IS_DIR(p->ino))
+	if (!slash_ok && p->slash && p->ino != NULL && !MGR_IS_DIR(p->ino))
 		return ENOTDIR;
 	return 0;
+}
+
+int
+mgr_ns_resolve(const struct pvfs_cred *cr, const char *path, struct mgr_path *p)
+{
+	return mgr_ns_walk_path(cr, path, p, 0);
+}
+
+int
+mgr_ns_resolve_slash(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p)
+{
+	return mgr_ns_walk_path(cr, path, p, 1);
 }
 
 /* The same, for requests whose last component must exist. */

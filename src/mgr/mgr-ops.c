@@ -255,8 +255,14 @@ mgr_op_open(struct mgr_conn *c, void *rq, void *rp)
 	if ((q->flags & ~PVFS_OF_ALL) ||
 	    (q->flags & PVFS_OF_ACCMODE) == PVFS_OF_ACCMODE)
 		return EINVAL;
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_ns_resolve_slash(&q->cred, q->path, &p)) != 0)
 		return rc;
+	/* Linux: O_CREAT with a trailing "/" is EISDIR whatever is there;
+	 * without O_CREAT, "f/" is ENOTDIR. */
+	if (p.slash && (q->flags & PVFS_OF_CREAT))
+		return EISDIR;
+	if (p.slash && p.ino != NULL && p.ino->dir == NULL)
+		return ENOTDIR;
 	if (p.ino == NULL)
 		return mgr_op_create(q, &p, rp);
 	return mgr_op_open_existing(q, p.ino, rp);
@@ -462,6 +468,10 @@ mgr_op_unlink(struct mgr_conn *c, void *rq, void *rp)
 
 	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
 		return rc;
+	/* "/", "." and "..", or "d/": Linux refuses them before any
+	 * permission ("f/" was ENOTDIR above). */
+	if (p.special || p.slash)
+		return EISDIR;
 	/* Permission before type, as Linux's may_delete checks them. */
 	if ((rc = mgr_perm_delete(&q->cred, p.dir, p.ino)) != 0)
 		return rc;
@@ -485,7 +495,8 @@ mgr_op_mkdir(struct mgr_conn *c, void *rq, void *rp)
 	int64_t now = pvfs_now_ns();
 	int rc;
 
-	if ((rc = mgr_ns_resolve(&q->cred, q->path, &p)) != 0)
+	/* "f/" is EEXIST, as Linux says: the name is taken. */
+	if ((rc = mgr_ns_resolve_slash(&q->cred, q->path, &p)) != 0)
 		return rc;
 	if (p.ino != NULL)
 		return EEXIST;
@@ -530,15 +541,16 @@ mgr_op_rmdir(struct mgr_conn *c, void *rq, void *rp)
 
 /* ---- RENAME ---- */
 
-/* What Linux refuses before any permission: a missing source, "/", "."
- * or "..", a file renamed to "name/", a directory into its own subtree. */
+/* What Linux refuses before any permission, in its order: "/", "." or
+ * ".." on either side (before the source is looked up), a missing
+ * source, a file renamed to "name/", a directory into its own subtree. */
 static int
 mgr_op_rename_shape(const struct mgr_path *s, const struct mgr_path *d)
 {
+	if (s->special || d->special) /* before the source's lookup */
+		return EBUSY;
 	if (s->ino == NULL)
 		return ENOENT;
-	if (s->special || d->special)
-		return EBUSY;
 	if (s->ino->dir == NULL && d->slash)
 		return ENOTDIR;
 	if (s->ino->dir != NULL && mgr_ns_is_ancestor(s->ino, d->dir))

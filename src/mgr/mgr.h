@@ -222,6 +222,10 @@ int mgr_ns_resolve(const struct pvfs_cred *cr, const char *path,
     struct mgr_path *p);
 int mgr_ns_resolve_existing(const struct pvfs_cred *cr, const char *path,
     struct mgr_path *p);
+/* mgr_ns_resolve, leaving a trailing "/" after a non-directory to the
+ * caller (p->slash set, no ENOTDIR). */
+int mgr_ns_resolve_slash(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p);
 struct mgr_inode *mgr_ns_parent(const struct mgr_inode *in);
 int mgr_ns_is_ancestor(const struct mgr_inode *a, const struct mgr_inode *b);
 uint64_t mgr_ns_next_ino(void);

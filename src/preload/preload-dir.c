@@ -104,7 +104,7 @@ fdopendir(int fd)
 DIR *
 opendir(const char *path)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 	DIR *dp;
 	int fd, saved;
@@ -298,7 +298,7 @@ int
 scandirat(int dirfd_, const char *path, struct dirent ***list,
     pl_filter_fn filter, pl_compar_fn compar)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd_, path, abs);
 	DIR *dp;
 
@@ -371,7 +371,7 @@ pl_gl_lstat(const char *path, struct stat *st)
 static int
 pl_glob_pvfs(const char *pattern)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 
 	if (pattern == NULL || !pl_active())
 		return 0;
@@ -484,7 +484,7 @@ pl_walk(struct pl_walk *w, size_t len, int level)
 int
 nftw(const char *dir, pl_nftw_fn fn, int nopenfd, int flags)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	struct pl_walk *w;
 	size_t len;
 	int rc;
@@ -526,7 +526,7 @@ pl_ftw_adapt(const char *path, const struct stat *st, int type, struct FTW *f)
 int
 ftw(const char *dir, pl_ftw_fn fn, int nopenfd)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 
 	if (pl_route(AT_FDCWD, dir, abs) != PL_PVFS)
 		return REAL(ftw)(dir, fn, nopenfd);

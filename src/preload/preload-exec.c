@@ -154,7 +154,7 @@ pl_exec_fd_path(int fd, char *path, size_t len)
 static int
 pl_execve_env(const char *path, char *const argv[], char *const envp[])
 {
-	char abs[PATH_MAX], fdpath[64];
+	char abs[PL_ABS_MAX], fdpath[64];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 	struct pl_env e;
 	char **env = pl_env_build(&e, envp);
@@ -192,7 +192,7 @@ execv(const char *path, char *const argv[])
 int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = PL_LOCAL;
 	struct pl_env e;
 	char **env;
@@ -299,7 +299,7 @@ int
 execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
     int flags)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r;
 	struct pl_env e;
 	char **env;
@@ -324,7 +324,7 @@ pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[],
     int which)
 {
-	char abs[PATH_MAX], fdpath[64];
+	char abs[PL_ABS_MAX], fdpath[64];
 	enum pl_route r = PL_LOCAL;
 	struct pl_env e;
 	char **env;

@@ -30,7 +30,7 @@
 static int
 pl_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 
 	if (r == PL_PVFS)
@@ -900,37 +900,13 @@ posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
 
 /* ---- copies between descriptors ---- */
 
-/* copy_file_range and splice: the kernel's copies cannot reach PVFS.
- * Callers of copy_file_range (cp, cat, install) fall back to read/write
- * on EXDEV. */
+/* The kernel's copies (copy_file_range, sendfile) cannot reach PVFS: the
+ * shim copies through a buffer.  An offset pointer reads or writes there
+ * and moves it, leaving the descriptor's offset alone; without one the
+ * descriptor's offset is used and moved.  Stops at end of file; a short
+ * count after an error, or -1 when nothing was copied. */
 static ssize_t
-pl_kernel_copy(int is_splice, int in, off64_t *in_off, int out, off64_t *out_off,
-    size_t len, unsigned flags)
-{
-	if (pl_fd_hit(in) || pl_fd_hit(out)) {
-		errno = is_splice ? EINVAL : EXDEV;
-		return -1;
-	}
-	return is_splice ? REAL(splice)(in, in_off, out, out_off, len, flags) :
-	    REAL(copy_file_range)(in, in_off, out, out_off, len, flags);
-}
-
-ssize_t
-copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
-    unsigned flags)
-{
-	return pl_kernel_copy(0, in, in_off, out, out_off, len, flags);
-}
-
-ssize_t
-splice(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
-    unsigned flags)
-{
-	return pl_kernel_copy(1, in, in_off, out, out_off, len, flags);
-}
-
-static ssize_t
-pl_sendfile(int out, int in, off_t *off, size_t count)
+pl_copy(int in, off64_t *in_off, int out, off64_t *out_off, size_t count)
 {
 	size_t chunk = count < PL_COPY_CHUNK ? count : PL_COPY_CHUNK;
 	char *buf = malloc(chunk ? chunk : 1);
@@ -939,43 +915,92 @@ pl_sendfile(int out, int in, off_t *off, size_t count)
 	if (buf == NULL)
 		return -1;
 	while ((size_t)total < count) {
-		chunk = count - (size_t)total < PL_COPY_CHUNK ? count - (size_t)total : PL_COPY_CHUNK;
-		n = off != NULL ? pread(in, buf, chunk, *off) : pl_fd_read(in, buf, chunk);
+		chunk = count - (size_t)total < PL_COPY_CHUNK ?
+		    count - (size_t)total : PL_COPY_CHUNK;
+		n = in_off != NULL ? pread64(in, buf, chunk, *in_off) :
+		    pl_fd_read(in, buf, chunk);
 		if (n <= 0) {
 			if (n < 0 && total == 0)
 				total = -1;
 			break;
 		}
 		for (w = 0; w < n; ) {
-			ssize_t k = pl_fd_write(out, buf + w, (size_t)(n - w));
+			ssize_t k = out_off != NULL ?
+			    pwrite64(out, buf + w, (size_t)(n - w), *out_off) :
+			    pl_fd_write(out, buf + w, (size_t)(n - w));
 
 			if (k <= 0) {
+				/* The bytes read but not written are
+				 * unread again where an offset moved. */
+				if (in_off == NULL && n - w > 0)
+					(void)lseek64(in, -(off64_t)(n - w), SEEK_CUR);
 				free(buf);
 				return total > 0 ? total : -1;
 			}
 			w += k;
 			total += k;
+			if (out_off != NULL)
+				*out_off += k;
+			if (in_off != NULL)
+				*in_off += k;
 		}
-		if (off != NULL)
-			*off += n;
 	}
 	free(buf);
 	return total;
 }
 
+/* copy_file_range: PVFS on either side is copied by the shim (callers
+ * such as cp loop until it returns 0, so it must move the bytes). */
+ssize_t
+copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
+    unsigned flags)
+{
+	if (!pl_fd_hit(in) && !pl_fd_hit(out))
+		return REAL(copy_file_range)(in, in_off, out, out_off, len, flags);
+	if (flags != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pl_fd_hit(out) && (fcntl(out, F_GETFL) & O_APPEND)) {
+		errno = EBADF; /* as the kernel: no appending copies */
+		return -1;
+	}
+	return pl_copy(in, in_off, out, out_off, len);
+}
+
+/* splice needs a pipe on one side; a PVFS file has no pipe buffer. */
+ssize_t
+splice(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
+    unsigned flags)
+{
+	if (pl_fd_hit(in) || pl_fd_hit(out)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return REAL(splice)(in, in_off, out, out_off, len, flags);
+}
+
 ssize_t
 sendfile(int out, int in, off_t *off, size_t count)
 {
-	if (pl_fd_hit(in) || pl_fd_hit(out))
-		return pl_sendfile(out, in, off, count);
-	return REAL(sendfile)(out, in, off, count);
+	off64_t o;
+	ssize_t n;
+
+	if (!pl_fd_hit(in) && !pl_fd_hit(out))
+		return REAL(sendfile)(out, in, off, count);
+	if (off == NULL)
+		return pl_copy(in, NULL, out, NULL, count);
+	o = *off;
+	n = pl_copy(in, &o, out, NULL, count);
+	*off = (off_t)o;
+	return n;
 }
 
 ssize_t
 sendfile64(int out, int in, off64_t *off, size_t count)
 {
 	if (pl_fd_hit(in) || pl_fd_hit(out))
-		return pl_sendfile(out, in, off, count);
+		return pl_copy(in, off, out, NULL, count);
 	return REAL(sendfile64)(out, in, off, count);
 }
 

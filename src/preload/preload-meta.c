@@ -75,7 +75,7 @@ static int
 pl_stat_at(enum pl_call which, int ver, int dirfd, const char *path,
     struct stat *st, int flags)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r;
 	const char *use;
 
@@ -221,7 +221,7 @@ pl_statx_fill(const struct stat *st, struct statx *x)
 int
 statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *x)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	struct stat st;
 	enum pl_route r;
 	int rc;
@@ -287,7 +287,7 @@ pl_statvfs_from(int rc, const struct statfs *s, struct statvfs *v)
 int
 statfs(const char *path, struct statfs *b)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
 	return r == PL_PVFS ? pl_statfs_abs(abs, b) : REAL(statfs)(PL_USE(r, path, abs), b);
@@ -314,7 +314,7 @@ fstatfs64(int fd, struct statfs64 *b)
 int
 statvfs(const char *path, struct statvfs *v)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 	struct statfs s;
 
@@ -351,7 +351,7 @@ static int
 pl_access_at(enum pl_call which, int dirfd, const char *path, int mode,
     int flags)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 
@@ -462,7 +462,7 @@ pl_chattr_at(enum pl_call which, int dirfd, const char *path, mode_t mode,
     uid_t uid, gid_t gid, int flags)
 {
 	struct pvfs_setattr req;
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 
@@ -539,7 +539,7 @@ int
 utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
 {
 	struct pvfs_setattr req;
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r;
 
 	if (path == NULL && pl_fd_hit(dirfd))
@@ -585,7 +585,7 @@ pl_utimes_at(enum pl_call which, int dirfd, const char *path,
     const struct timeval tv[2])
 {
 	struct timespec ts[2];
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 
@@ -628,7 +628,7 @@ int
 utime(const char *path, const struct utimbuf *ub)
 {
 	struct timespec ts[2];
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
 	if (r != PL_PVFS)
@@ -646,7 +646,7 @@ utime(const char *path, const struct utimbuf *ub)
 int
 truncate(const char *path, off_t len)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
 	return r == PL_PVFS ? PL_BUSY(pvfs_truncate(abs, len)) :
@@ -666,7 +666,7 @@ truncate64(const char *path, off64_t len)
 static int
 pl_unlink_at(enum pl_call which, int dirfd, const char *path, int flags)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 
@@ -711,7 +711,7 @@ remove(const char *path)
 static int
 pl_mkdir_at(enum pl_call which, int dirfd, const char *path, mode_t mode)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 
@@ -741,11 +741,25 @@ static int
 pl_rename_at(enum pl_call which, int od, const char *o, int nd, const char *n,
     unsigned flags)
 {
-	char ao[PATH_MAX], an[PATH_MAX];
-	enum pl_route ro = pl_route(od, o, ao), rn = pl_route(nd, n, an);
-	const char *uo = PL_USE(ro, o, ao), *un = PL_USE(rn, n, an);
+	char ao[PL_ABS_MAX], an[PL_ABS_MAX];
+	enum pl_route ro, rn;
+	const char *uo, *un;
 	struct stat st;
 
+	/* Before routing: one bad name must not make the pair look like a
+	 * cross-device rename (EXDEV). */
+	if (PL_BAD_PTR(o) || PL_BAD_PTR(n)) {
+		errno = EFAULT;
+		return -1;
+	}
+	ro = pl_route(od, o, ao);
+	rn = pl_route(nd, n, an);
+	uo = PL_USE(ro, o, ao);
+	un = PL_USE(rn, n, an);
+	if (ro == PL_TOOLONG || rn == PL_TOOLONG) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	if (ro != PL_PVFS && rn != PL_PVFS)
 		return which == PL_RENAME ? REAL(rename)(uo, un) :
 		    which == PL_RENAMEAT ? REAL(renameat)(od, uo, nd, un) :
@@ -807,7 +821,7 @@ static int
 pl_mknod_at(enum pl_call which, int dirfd, const char *path, const char *target,
     mode_t mode, dev_t dev)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 
@@ -863,7 +877,7 @@ static ssize_t
 pl_readlink_at(enum pl_call which, int dirfd, const char *path, char *buf,
     size_t len)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 	struct stat st;
@@ -910,7 +924,7 @@ __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len, size_t bufl
 ret \
 name params \
 { \
-	char abs[PATH_MAX]; \
+	char abs[PL_ABS_MAX]; \
 	enum pl_route r = pl_route(AT_FDCWD, path, abs); \
 	if (r != PL_PVFS) \
 		return REAL(name) args; \
@@ -955,7 +969,7 @@ pl_pathconf_pvfs(int name)
 long
 pathconf(const char *path, int name)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
 	if (r != PL_PVFS)
@@ -997,7 +1011,7 @@ pl_tmp_fill(char *x)
 static int
 pl_mktemp(char *tmpl, int suffixlen, int flags, int dir)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	size_t len;
 	int tries, rc;
 

@@ -3,18 +3,23 @@
  * directory, and the calls that name or resolve directories (chdir,
  * fchdir, getcwd, realpath).
  *
- * Routing is lexical: a path is normalised ("//", "." and ".." folded)
- * against the virtual cwd or a PVFS directory descriptor and compared
- * with the pvfstab's mount prefixes.  Local paths go to libc unchanged,
- * except a relative path that climbs out of a virtual cwd: libc gets its
- * absolute form.  The kernel's cwd is left alone while the cwd is virtual.
+ * Routing is the library's pvfs_path_route: a path, joined to the virtual
+ * cwd or a PVFS directory descriptor's path when relative, is compared
+ * with the pvfstab's mount prefixes.  Under a prefix ".", ".." and a
+ * trailing "/" go to the mgr as given (they change what a call means).
+ * Local paths go to libc unchanged, except a relative path that climbs
+ * out of a virtual cwd: libc gets its absolute form.  The kernel's cwd is
+ * left alone while the cwd is virtual.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -70,7 +75,9 @@ pl_path_nprefix(void)
 	return pl_nprefix;
 }
 
-/* Fold "//", "." and ".." of an absolute path; -1/ENAMETOOLONG. */
+/* Fold "//", "." and ".." of an absolute path; -1/ENAMETOOLONG.  Only
+ * for paths that resolved (or the cwd from the environment): folding
+ * "d/missing/.." would hide an ENOENT. */
 static int
 pl_normalize(const char *path, char *out, size_t outlen)
 {
@@ -106,16 +113,29 @@ pl_normalize(const char *path, char *out, size_t outlen)
 	return 0;
 }
 
+char *
+pl_path_canon(const char *abs)
+{
+	char *out = malloc(PL_ABS_MAX);
+
+	if (out != NULL && pl_normalize(abs, out, PL_ABS_MAX) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The prefix that path starts with, literally, or -1. */
 static int
-pl_match(const char *norm)
+pl_match(const char *path)
 {
 	size_t l;
 	int i;
 
 	for (i = 0; i < pl_nprefix; i++) {
 		l = pl_prefix_len[i];
-		if (strncmp(norm, pl_prefix[i], l) == 0 &&
-		    (norm[l] == '\0' || norm[l] == '/'))
+		if (strncmp(path, pl_prefix[i], l) == 0 &&
+		    (path[l] == '\0' || path[l] == '/'))
 			return i;
 	}
 	return -1;
@@ -129,44 +149,72 @@ pl_path_root(const char *abs, char *root, size_t len)
 	snprintf(root, len, "%s", i >= 0 ? pl_prefix[i] : abs);
 }
 
-/* Join base and a relative path, then normalise. */
+static int
+pl_route_abs(const char *path, char *abs)
+{
+	return pvfs_path_route(path, (const char *const *)pl_prefix, pl_nprefix,
+	    abs, PL_ABS_MAX);
+}
+
+/* Join base (a canonical directory) and a relative path.  Leading "./"
+ * and "../" are taken from base at once: base is a directory that
+ * resolved, so its parent is its lexical one, and a deep cwd keeps room
+ * for the rest.  A last "." or ".." stays (rmdir("..") is not rmdir of
+ * the parent). */
 static int
 pl_join(const char *base, const char *path, char *abs)
 {
-	char tmp[2 * PATH_MAX + 2];
-	size_t bl = strlen(base), pl = strlen(path);
+	size_t bl = strlen(base), pl;
+	char *tmp;
+	int rc;
 
-	if (bl + pl + 2 > sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
+	for (;;) {
+		if (path[0] == '.' && path[1] == '/')
+			path += 2;
+		else if (path[0] == '.' && path[1] == '.' && path[2] == '/') {
+			while (bl > 0 && base[bl - 1] != '/')
+				bl--;
+			if (bl > 0)
+				bl--;
+			path += 3;
+		} else
+			break;
+		while (path[0] == '/')
+			path++;
 	}
+	pl = strlen(path);
+	if ((tmp = malloc(bl + pl + 2)) == NULL)
+		return -2;
 	memcpy(tmp, base, bl);
 	tmp[bl] = '/';
 	memcpy(tmp + bl + 1, path, pl + 1);
-	return pl_normalize(tmp, abs, PATH_MAX);
+	rc = pl_route_abs(tmp, abs);
+	free(tmp);
+	return rc;
 }
 
 enum pl_route
 pl_route(int dirfd, const char *path, char *abs)
 {
-	char base[PATH_MAX];
+	char base[PL_ABS_MAX];
 	struct pl_file *f;
 
-	if (path == NULL || !pl_active())
-		return PL_LOCAL;
+	if (PL_BAD_PTR(path) || !pl_active())
+		return PL_LOCAL; /* the kernel says EFAULT */
 	if (path[0] == '/') {
 		/* Fast path: nothing to fold and no prefix: local as it is. */
 		if (pl_match(path) < 0 && strstr(path, "/.") == NULL &&
 		    strstr(path, "//") == NULL)
 			return PL_LOCAL;
-		if (pl_normalize(path, abs, PATH_MAX) != 0)
-			return PL_LOCAL;
-		if (pl_match(abs) >= 0)
+		if (strlen(path) >= PATH_MAX)
+			return PL_LOCAL; /* the kernel's ENAMETOOLONG */
+		if (pl_route_abs(path, abs) >= 0)
 			return PL_PVFS;
 		/* "/pvfs/.." names "/": the kernel cannot walk through /pvfs. */
 		return pl_match(path) >= 0 ? PL_LOCAL_ABS : PL_LOCAL;
 	}
-	if (path[0] == '\0')
+	/* Linux's limit is on the string given, not on where it leads. */
+	if (path[0] == '\0' || strlen(path) >= PATH_MAX)
 		return PL_LOCAL;
 	if (dirfd == AT_FDCWD) {
 		if (!pl_cwd_get(base, sizeof(base)))
@@ -177,9 +225,29 @@ pl_route(int dirfd, const char *path, char *abs)
 		snprintf(base, sizeof(base), "%s", f->path);
 		pl_put(f);
 	}
-	if (pl_join(base, path, abs) != 0)
-		return PL_LOCAL;
-	return pl_match(abs) >= 0 ? PL_PVFS : PL_LOCAL_ABS;
+	switch (pl_join(base, path, abs)) {
+	case -2:
+		/* Longer than the shim can name: libc would take the path
+		 * from the kernel's cwd, an unrelated directory. */
+		return PL_TOOLONG;
+	case -1:
+		return PL_LOCAL_ABS;
+	default:
+		return PL_PVFS;
+	}
+}
+
+/* A path the kernel refuses with ENAMETOOLONG before any lookup. */
+const char *
+pl_toolong_path(void)
+{
+	static char s[PATH_MAX + 1];
+
+	if (s[0] == '\0') {
+		memset(s + 1, 'x', PATH_MAX - 1);
+		s[0] = '/';
+	}
+	return s;
 }
 
 /* ---- the virtual working directory ---- */
@@ -238,7 +306,7 @@ void
 pl_cwd_from_env(void)
 {
 	const char *s = getenv(PL_CWD_ENV);
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 
 	if (s != NULL && s[0] == '/' && pl_normalize(s, abs, sizeof(abs)) == 0 &&
 	    pl_match(abs) >= 0) {
@@ -262,15 +330,22 @@ pl_chdir_pvfs(const char *abs)
 	pl_busy++;
 	rc = pvfs_access(abs, X_OK);
 	pl_busy--;
-	if (rc == 0)
-		pl_cwd_set(abs);
+	if (rc == 0) {
+		/* It resolved: its folded name is its real one. */
+		char *canon = pl_path_canon(abs);
+
+		if (canon == NULL)
+			return -1;
+		pl_cwd_set(canon);
+		free(canon);
+	}
 	return rc;
 }
 
 int
 chdir(const char *path)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 	int rc;
 
@@ -308,12 +383,16 @@ fchdir(int fd)
 char *
 getcwd(char *buf, size_t size)
 {
-	char cwd[PATH_MAX];
+	char cwd[PL_ABS_MAX];
 	size_t len;
 
 	if (!pl_active() || !pl_cwd_get(cwd, sizeof(cwd)))
 		return REAL(getcwd)(buf, size);
 	len = strlen(cwd) + 1;
+	if (len > PATH_MAX) { /* as the kernel's getcwd */
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	if (buf != NULL && size == 0) {
 		errno = EINVAL;
 		return NULL;
@@ -339,27 +418,39 @@ __getcwd_chk(char *buf, size_t size, size_t buflen)
 char *
 get_current_dir_name(void)
 {
-	char cwd[PATH_MAX];
+	char cwd[PL_ABS_MAX];
 
 	if (!pl_active() || !pl_cwd_get(cwd, sizeof(cwd)))
 		return REAL(get_current_dir_name)();
+	if (strlen(cwd) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	return strdup(cwd);
 }
 
 char *
 realpath(const char *path, char *resolved)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 	struct stat st;
 
 	if (r != PL_PVFS)
 		return REAL(realpath)(PL_USE(r, path, abs), resolved);
-	if (pl_stat_abs(abs, &st) != 0)
+	char *canon;
+
+	if (pl_stat_abs(abs, &st) != 0 || (canon = pl_path_canon(abs)) == NULL)
 		return NULL;
+	if (strlen(canon) >= PATH_MAX) {
+		free(canon);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	if (resolved == NULL)
-		return strdup(abs);
-	memcpy(resolved, abs, strlen(abs) + 1);
+		return canon;
+	memcpy(resolved, canon, strlen(canon) + 1);
+	free(canon);
 	return resolved;
 }
 
@@ -375,4 +466,94 @@ char *
 canonicalize_file_name(const char *path)
 {
 	return realpath(path, NULL);
+}
+
+/* ---- AF_UNIX names ---- */
+
+/* The kernel resolves a socket's name itself, a relative one from its own
+ * cwd, which under a virtual cwd is an unrelated directory.  0: give the
+ * kernel sa as it is; 1: give it *un (the name made absolute, *len set);
+ * 2: the name is in PVFS; -1 with errno. */
+static int
+pl_unix_route(const struct sockaddr *sa, socklen_t *len, struct sockaddr_un *un)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path), n;
+	char name[sizeof(un->sun_path) + 1], abs[PL_ABS_MAX];
+
+	if (!pl_active() || PL_BAD_PTR(sa) || *len <= off ||
+	    sa->sa_family != AF_UNIX)
+		return 0;
+	n = *len - off < sizeof(un->sun_path) ? *len - off : sizeof(un->sun_path);
+	memcpy(name, ((const struct sockaddr_un *)(const void *)sa)->sun_path, n);
+	name[n] = '\0';
+	if (name[0] == '\0') /* abstract: no path at all */
+		return 0;
+	switch (pl_route(AT_FDCWD, name, abs)) {
+	case PL_PVFS:
+		return 2;
+	case PL_LOCAL_ABS:
+		if (strlen(abs) >= sizeof(un->sun_path)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memset(un, 0, sizeof(*un));
+		un->sun_family = AF_UNIX;
+		memcpy(un->sun_path, abs, strlen(abs) + 1);
+		*len = (socklen_t)(off + strlen(abs) + 1);
+		return 1;
+	case PL_TOOLONG:
+		errno = ENAMETOOLONG;
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* PVFS has no socket nodes: bind there is EPERM, as the kernel's mknod
+ * answers on a file system without them (doc/preload.md). */
+int
+bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct sockaddr_un un;
+
+	switch (pl_unix_route(sa, &len, &un)) {
+	case 0:
+		return REAL(bind)(fd, sa, len);
+	case 1:
+		return REAL(bind)(fd, (const struct sockaddr *)&un, len);
+	case 2:
+		errno = EPERM;
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+/* No socket listens on a PVFS name: ENOENT when there is no such name,
+ * ECONNREFUSED when it names a file, as the kernel says for a non-socket. */
+int
+connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct sockaddr_un un;
+	char abs[PL_ABS_MAX], name[sizeof(un.sun_path) + 1];
+	struct stat st;
+	size_t off = offsetof(struct sockaddr_un, sun_path), n;
+
+	switch (pl_unix_route(sa, &len, &un)) {
+	case 0:
+		return REAL(connect)(fd, sa, len);
+	case 1:
+		return REAL(connect)(fd, (const struct sockaddr *)&un, len);
+	case 2:
+		n = len - off < sizeof(un.sun_path) ? len - off : sizeof(un.sun_path);
+		memcpy(name, ((const struct sockaddr_un *)(const void *)sa)->sun_path, n);
+		name[n] = '\0';
+		if (pl_route(AT_FDCWD, name, abs) == PL_PVFS &&
+		    pl_stat_abs(abs, &st) != 0)
+			return -1;
+		errno = ECONNREFUSED;
+		return -1;
+	default:
+		return -1;
+	}
 }

@@ -196,7 +196,7 @@ pl_fopen_abs(const char *abs, const char *mode)
 FILE *
 fopen(const char *path, const char *mode)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
 	if (r != PL_PVFS)
@@ -271,7 +271,7 @@ pl_freopen(const char *path, const char *abs, enum pl_route r,
 FILE *
 freopen(const char *path, const char *mode, FILE *stream)
 {
-	char abs[PATH_MAX];
+	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 	int fd;
 

@@ -196,7 +196,8 @@ pl_file_new(struct pvfs_file *h, const char *path, int flags, int isdir)
 {
 	struct pl_file *f = calloc(1, sizeof(*f));
 
-	if (f == NULL || (f->path = strdup(path)) == NULL) {
+	/* The path resolved: keep its folded, real name (fchdir, *at). */
+	if (f == NULL || (f->path = pl_path_canon(path)) == NULL) {
 		free(f);
 		errno = ENOMEM;
 		return NULL;

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "common/pvfs-types.h"
 #include "libpvfs/pvfs-client.h"
 
 /* ---- preload.c: start-up, real entry points, the descriptor table ---- */
@@ -108,21 +109,38 @@ int pl_in_vfork(void);
 int pl_has_inheritable(void);
 
 /* ---- preload-path.c: prefixes, the virtual cwd, path routing ---- */
+/* An absolute path the shim builds: a virtual cwd joined with a relative
+ * path may pass PATH_MAX, as a deep kernel cwd may (only the caller's
+ * string is limited); PVFS's own limit is PVFS_PATH_MAX under the prefix. */
+#define PL_ABS_MAX (PATH_MAX + PVFS_PATH_MAX)
 enum pl_route {
 	PL_LOCAL,      /* give libc the caller's path unchanged */
 	PL_LOCAL_ABS,  /* give libc abs (a relative path left the virtual cwd) */
-	PL_PVFS,       /* abs is a normalised PVFS path */
+	PL_PVFS,       /* abs is a PVFS path */
+	PL_TOOLONG,    /* relative, and too long joined: ENAMETOOLONG */
 };
 void pl_path_load(void);
 int pl_path_nprefix(void);
 /* Where path (relative to dirfd, AT_FDCWD or a PVFS directory) lies; abs
- * has PATH_MAX bytes.  PL_LOCAL when the shim is busy or not configured. */
+ * has PL_ABS_MAX bytes.  PL_LOCAL when the shim is busy or not configured.
+ * Under a prefix, abs keeps ".", ".." and a trailing "/" for the mgr. */
 enum pl_route pl_route(int dirfd, const char *path, char *abs);
 /* The path to give libc for a local route. */
-#define PL_USE(r, path, abs) ((r) == PL_LOCAL_ABS ? (const char *)(abs) : (path))
+#define PL_USE(r, path, abs) ((r) == PL_LOCAL_ABS ? (const char *)(abs) : \
+	(r) == PL_TOOLONG ? pl_toolong_path() : (path))
+const char *pl_toolong_path(void);
+/* A path pointer the kernel would answer with EFAULT, as far as the shim
+ * can tell without a system call: NULL, the first page, or a kernel
+ * address.  Any other unmapped pointer still faults in the caller's
+ * process (doc/preload.md). */
+#define PL_BAD_PTR(p) ((uintptr_t)(const void *)(p) < 4096 || \
+	(intptr_t)(const void *)(p) < 0)
 /* The mount prefix abs lies under (abs must be a PVFS path). */
 void pl_path_root(const char *abs, char *root, size_t len);
-/* The virtual cwd into buf (len >= PATH_MAX); 1 if there is one. */
+/* abs (a path that resolved) with "." and ".." folded: the canonical
+ * name (PVFS has no symlinks), malloc'd, or NULL. */
+char *pl_path_canon(const char *abs);
+/* The virtual cwd into buf (len >= PL_ABS_MAX); 1 if there is one. */
 int pl_cwd_get(char *buf, size_t len);
 int pl_cwd_is_virtual(void);
 void pl_cwd_set(const char *abs);   /* NULL: back to the kernel's cwd */

@@ -195,6 +195,62 @@ test_resolve(void **state)
 	assert_int_equal(p.ino->ino, ino_of("/d/f"));
 }
 
+/* "." and ".." are taken where they stand, component by component, as
+ * Linux's walk takes them: the client no longer folds them away. */
+static void
+test_resolve_dots(void **state)
+{
+	struct pvfs_cred cr = mt_cred(0, 0, 0);
+	struct pvfs_cred other = mt_cred(2000, 2000, 0);
+	struct mgr_path p;
+
+	(void)state;
+	assert_int_equal(mt_mkdir("/d", 0755, 0, 0, NULL), 0);
+	assert_int_equal(mt_mkdir("/d/s", 0755, 0, 0, NULL), 0);
+	assert_int_equal(mt_create("/d/f", 0644, 0, 0, NULL), 0);
+	assert_int_equal(mt_mkdir("/priv", 0700, 0, 0, NULL), 0);
+	/* A missing or non-directory component before ".." fails. */
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/missing/..", &p), ENOENT);
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/missing/../f", &p), ENOENT);
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/f/..", &p), ENOTDIR);
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/f/.", &p), ENOTDIR);
+	/* ".." needs search permission on the directory it leaves. */
+	assert_int_equal(mgr_ns_resolve(&other, "/priv/..", &p), EACCES);
+	assert_int_equal(mgr_ns_resolve(&other, "/priv", &p), 0);
+	/* Through "." and ".." to a name: an ordinary last component. */
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/./s/../f", &p), 0);
+	assert_int_equal(p.ino->ino, ino_of("/d/f"));
+	assert_int_equal(p.special, 0);
+	assert_ptr_equal(p.dir, mt_get("/d"));
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/s/../new", &p), 0);
+	assert_null(p.ino);
+	assert_ptr_equal(p.dir, mt_get("/d"));
+	/* A last "." or ".." is special whatever came before; namelen
+	 * tells which (rmdir: EINVAL or ENOTEMPTY). */
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/s/.", &p), 0);
+	assert_int_equal(p.special, 1);
+	assert_int_equal(p.namelen, 1);
+	assert_ptr_equal(p.ino, mt_get("/d/s"));
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/s/..", &p), 0);
+	assert_int_equal(p.special, 1);
+	assert_int_equal(p.namelen, 2);
+	assert_ptr_equal(p.ino, mt_get("/d"));
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/s/./", &p), 0);
+	assert_int_equal(p.special, 1);
+	assert_int_equal(p.slash, 0);
+	/* A trailing "/" after a file: ENOTDIR, or the caller's to judge
+	 * (open with O_CREAT says EISDIR, mkdir EEXIST). */
+	assert_int_equal(mgr_ns_resolve(&cr, "/d/f/", &p), ENOTDIR);
+	assert_int_equal(mgr_ns_resolve_slash(&cr, "/d/f/", &p), 0);
+	assert_int_equal(p.slash, 1);
+	assert_int_equal(p.ino->ino, ino_of("/d/f"));
+	assert_int_equal(mgr_ns_resolve_slash(&cr, "/d/n/", &p), 0);
+	assert_int_equal(p.slash, 1);
+	assert_null(p.ino);
+	assert_int_equal(p.namelen, 1);
+	assert_int_equal(mgr_ns_resolve_slash(&cr, "/d/f/x/", &p), ENOTDIR);
+}
+
 /* ---- readdir ---- */
 
 /* Read the whole of dir n entries at a time, resuming by cookie. */
@@ -856,6 +912,7 @@ main(void)
 		NS_TEST(test_create_lookup),
 		NS_TEST(test_create_refused),
 		NS_TEST(test_resolve),
+		NS_TEST(test_resolve_dots),
 		NS_TEST(test_readdir_cookies),
 		NS_TEST(test_rename_within_dir),
 		NS_TEST(test_rename_across_dirs),

@@ -747,7 +747,10 @@ ls_options(int argc, char **argv)
 		case 't': opt_sort = SORT_TIME; break;
 		case 'S': opt_sort = SORT_SIZE; break;
 		case 'r': opt_rev = 1; break;
-		case '1': opt_format = FMT_ONE; break;
+		case '1':	/* as in GNU ls, -1 does not undo -l */
+			if (opt_format != FMT_LONG)
+				opt_format = FMT_ONE;
+			break;
 		case 'C': opt_format = FMT_COLS; break;
 		case 'F': opt_classify = 1; break;
 		case 'w':

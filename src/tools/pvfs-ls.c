@@ -698,30 +698,34 @@ ls_operands(char **paths, int n)
 
 /* ---- options ---- */
 
-/* GNU ls: COLUMNS, then the terminal's width; -w overrides both. */
+/* For columns only, as GNU ls: COLUMNS, then the terminal's width (both
+ * unless -w gave one), and TABSIZE; bad values are warnings. */
 static void
-ls_line_width(void)
+ls_line_width(int width_set)
 {
 	const char *p = getenv("COLUMNS");
 	struct winsize ws;
 	char *end;
 	long v;
 
-	if (p != NULL && *p != '\0') {
+	if (!width_set && p != NULL && *p != '\0') {
 		v = strtol(p, &end, 10);
 		if (*end == '\0' && v > 0)
 			line_width = (size_t)v;
-		else	/* a warning: the exit status stays */
+		else
 			fprintf(stderr, "%s: ignoring invalid width in "
 			    "environment variable COLUMNS: '%s'\n", tool_prog, p);
 	}
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+	if (!width_set && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
 		line_width = ws.ws_col;
-	p = getenv("TABSIZE");
-	if (p != NULL && *p != '\0') {
+	if ((p = getenv("TABSIZE")) != NULL) {
 		v = strtol(p, &end, 10);
-		if (*end == '\0' && v >= 0)
+		if (*p != '\0' && *end == '\0' && v >= 0)
 			tab_size = (size_t)v;
+		else
+			fprintf(stderr, "%s: ignoring invalid tab size in "
+			    "environment variable TABSIZE: '%s'\n", tool_prog, p);
 	}
 }
 
@@ -729,11 +733,9 @@ static void
 ls_options(int argc, char **argv)
 {
 	const char *color = "never";
-	long w;
-	int c;
+	int c, width_set = 0;
 
 	opt_format = isatty(STDOUT_FILENO) ? FMT_COLS : FMT_ONE;
-	ls_line_width();
 	while ((c = tool_getopt(argc, argv, "aAlnhiRdtSr1Cw:F", longopts)) != -1) {
 		switch (c) {
 		case 'a': opt_dots = DOTS_ALL; break;
@@ -754,14 +756,17 @@ ls_options(int argc, char **argv)
 		case 'C': opt_format = FMT_COLS; break;
 		case 'F': opt_classify = 1; break;
 		case 'w':
-			w = tool_parse_long(optarg, 0, 1L << 30, "line width");
-			line_width = (size_t)w;
+			line_width = (size_t)tool_parse_long(optarg, 0, 1L << 30,
+			    "line width");
+			width_set = 1;
 			break;
 		case OPT_COLOR: color = optarg; break;
 		case OPT_DIST: opt_dist = 1; break;
 		default: tool_usage_error("invalid option");
 		}
 	}
+	if (opt_format == FMT_COLS && !opt_dist)
+		ls_line_width(width_set);
 	opt_color = ls_color_when(color);
 	if (opt_color) {
 		ls_parse_colors();

@@ -109,6 +109,15 @@ check "TABSIZE=0: spaces only" cmp "$T/gnu" "$T/ours"
 check_err "COLUMNS not a number: a warning, exit 0" 0 \
 	"pvfs-ls: ignoring invalid width in environment variable COLUMNS: 'wide'" \
 	env COLUMNS=wide pvfs-ls -C /pvfs/L
+check_quiet "... not looked at for one per line (GNU neither)" \
+	sh -c 'COLUMNS=wide pvfs-ls /pvfs/L >/dev/null'
+check_quiet "... nor with -w" sh -c 'COLUMNS=wide pvfs-ls -C -w 40 /pvfs/L >/dev/null'
+check_err "TABSIZE not a number: a warning, exit 0" 0 \
+	"pvfs-ls: ignoring invalid tab size in environment variable TABSIZE: 'x'" \
+	env TABSIZE=x pvfs-ls -C /pvfs/L
+(cd "$L" && TABSIZE=4 ls -C -w 70) >"$T/gnu"
+TABSIZE=4 pvfs-ls -C -w 70 /pvfs/L >"$T/ours"
+check "TABSIZE=4" cmp "$T/gnu" "$T/ours"
 check_out "piped: one name per line" "S
 Zdir
 sub" sh -c 'pvfs-ls /pvfs/L | grep -x -e S -e Zdir -e sub'

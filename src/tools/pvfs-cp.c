@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -25,6 +26,9 @@ static const char usage[] =
 "      --base B         first iod of created PVFS files\n"
 "      --pcount P       number of iods created PVFS files are striped over\n"
 "      --ssize S        stripe size of created PVFS files (e.g. 64k, 1M)\n"
+"                       An existing file keeps the layout it was created\n"
+"                       with: asking for another is reported (exit 1) and\n"
+"                       the data is still copied; -f recreates the file.\n"
 "      --progress       show a progress bar even if stderr is not a terminal\n"
 "      --help           show this help and exit\n"
 "      --version        show the version and exit\n"
@@ -77,10 +81,13 @@ cp_tree(const char *src, const char *dst, const struct stat *st)
 	}
 	if (tool_mkdir(dst, (st->st_mode & 07777) | 0700) != 0) {
 		if (errno == EEXIST && tool_stat(dst, &dst_st) == 0 &&
-		    !S_ISDIR(dst_st.st_mode))
-			errno = ENOTDIR;
+		    !S_ISDIR(dst_st.st_mode)) {
+			tool_errmsg(NULL, "cannot overwrite non-directory '%s' "
+			    "with directory '%s'", dst, src);
+			return -1;
+		}
 		if (errno != EEXIST) {
-			tool_err(dst, errno);
+			tool_copy_err("cannot create directory", dst, "", errno);
 			return -1;
 		}
 	}
@@ -124,6 +131,35 @@ cp_path(const char *src, const char *dst)
 		return -1;
 	}
 	return cp_tree(src, dst, &st);
+}
+
+/* A layout the destination's file system cannot give is refused before
+ * anything is copied (the library would only say EINVAL). */
+static void
+cp_check_iods(const char *dst)
+{
+	struct pvfs_admin *a;
+	uint32_t n;
+	int rc;
+
+	if ((opts.dist.pcount < 0 && opts.dist.base < 0) ||
+	    strcmp(dst, "-") == 0 || !tool_is_pvfs(dst) ||
+	    (a = pvfs_admin_open(dst)) == NULL)
+		return;
+	rc = pvfs_admin_niods(a, &n);
+	pvfs_admin_close(a);
+	if (rc != 0)
+		return;  /* the copy will say what is wrong */
+	if (opts.dist.pcount > (int32_t)n) {
+		tool_errmsg(NULL, "--pcount %d: the file system has only %u iod%s",
+		    opts.dist.pcount, n, n == 1 ? "" : "s");
+		exit(TOOL_EXIT_FAIL);
+	}
+	if (opts.dist.base >= (int32_t)n) {
+		tool_errmsg(NULL, "--base %d: the file system has only %u iod%s "
+		    "(base 0 to %u)", opts.dist.base, n, n == 1 ? "" : "s", n - 1);
+		exit(TOOL_EXIT_FAIL);
+	}
 }
 
 static void
@@ -186,5 +222,7 @@ main(int argc, char **argv)
 	if (n < 2)
 		tool_usage_error("missing destination file operand after '%s'",
 		    argv[optind]);
+	tool_operands(argc, argv, optind);
+	cp_check_iods(argv[argc - 1]);
 	return tool_copy_each(argc, argv, optind, 1, cp_path);
 }

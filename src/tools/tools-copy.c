@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 #define COPY_BLOCK (8u << 20)
@@ -310,13 +311,63 @@ copy_open_src(struct copy_job *j, struct stat *st)
 	return 0;
 }
 
+void
+tool_copy_err(const char *pre, const char *path, const char *post, int err)
+{
+	const char *who = pvfs_error_detail();
+
+	if (who != NULL && pvfs_error_detail_errno() == err)
+		tool_errmsg(NULL, "%s '%s'%s: %s (%s)", pre, path, post,
+		    strerror(err), who);
+	else
+		tool_errmsg(NULL, "%s '%s'%s: %s", pre, path, post, strerror(err));
+}
+
+/* "--pcount 1" into want and "pcount 3" into have when they differ. */
+static void
+copy_layout_diff(char *want, char *have, size_t len, const char *name,
+    int32_t asked, uint32_t is)
+{
+	size_t wl = strlen(want), hl = strlen(have);
+
+	if (asked < 0 || (uint32_t)asked == is)
+		return;
+	snprintf(want + wl, len - wl, "%s--%s %d", wl ? " " : "", name, asked);
+	snprintf(have + hl, len - hl, "%s%s %u", hl ? ", " : "", name, is);
+}
+
+/* A PVFS file's layout is fixed when it is created: overwritten in place it
+ * keeps its own, so layout options that ask for another are reported (the
+ * copy is still made; the exit status becomes 1). */
+static void
+copy_layout_check(const char *dst, const struct tool_copy_opts *o)
+{
+	struct pvfs_attr_info a;
+	char want[128] = "", have[128] = "";
+
+	if (!o->have_dist || !tool_is_pvfs(dst) || pvfs_admin_attr(dst, &a) != 0)
+		return;
+	copy_layout_diff(want, have, sizeof(want), "base", o->dist.base, a.base);
+	copy_layout_diff(want, have, sizeof(want), "pcount", o->dist.pcount,
+	    a.pcount);
+	copy_layout_diff(want, have, sizeof(want), "ssize", o->dist.ssize,
+	    a.ssize);
+	if (want[0] != '\0')
+		tool_errmsg(dst, "exists, so %s is not applied: a file's layout "
+		    "is fixed when it is created (it keeps %s); -f recreates it",
+		    want, have);
+}
+
+/* The destination is looked at first, as cp does, so that its errors
+ * come in coreutils' words. */
 static int
 copy_open_dst(struct copy_job *j, const struct stat *sst,
     const struct tool_copy_opts *o)
 {
-	int flags = O_WRONLY | O_CREAT | O_TRUNC;
+	int flags = O_WRONLY | O_CREAT | O_TRUNC, exists, err;
 	mode_t mode = sst != NULL ? sst->st_mode & 07777 : 0666;
 	const struct pvfs_filestat *d = o->have_dist ? &o->dist : NULL;
+	size_t len = strlen(j->dst);
 	struct stat st;
 
 	if (strcmp(j->dst, "-") == 0) {
@@ -325,10 +376,27 @@ copy_open_dst(struct copy_job *j, const struct stat *sst,
 		j->out_seq = 1;
 		return 0;
 	}
-	if (o->force && tool_stat(j->dst, &st) == 0 && !S_ISDIR(st.st_mode))
-		(void)tool_unlink(j->dst);
+	if (!(exists = tool_stat(j->dst, &st) == 0) && errno != ENOENT) {
+		tool_copy_err("cannot stat", j->dst, "", errno);
+		return -1;
+	}
+	if (exists && S_ISDIR(st.st_mode)) {
+		tool_errmsg(NULL, "cannot overwrite directory '%s' with "
+		    "non-directory", j->dst);
+		return -1;
+	}
+	if (exists && o->force && tool_unlink(j->dst) == 0)
+		exists = 0;
+	if (exists && S_ISREG(st.st_mode))
+		copy_layout_check(j->dst, o);
 	if (tool_open(j->dst, flags, mode, d, &j->out) != 0) {
-		tool_err(j->dst, errno);
+		/* "dir/" that is not there: cp says ENOTDIR, not EISDIR */
+		err = errno == EISDIR && len > 0 && j->dst[len - 1] == '/' ?
+		    ENOTDIR : errno;
+		if (exists)
+			tool_copy_err("cannot open", j->dst, " for writing", err);
+		else
+			tool_copy_err("cannot create regular file", j->dst, "", err);
 		return -1;
 	}
 	if (tool_fstat(&j->out, &st) == 0 && S_ISREG(st.st_mode))
@@ -463,13 +531,19 @@ tool_copy_each(int argc, char **argv, int first, int dash,
 	struct stat st;
 	const char *dst = argv[argc - 1];
 	char *base, *d;
-	int i, into;
+	int i, into, err = ENOTDIR;
 
 	tool_operands(argc, argv, first);
-	into = !(dash && strcmp(dst, "-") == 0) && tool_stat(dst, &st) == 0 &&
-	    S_ISDIR(st.st_mode);
+	if (dash && strcmp(dst, "-") == 0)
+		into = 0;
+	else if (tool_stat(dst, &st) != 0) {
+		into = 0;
+		err = errno;
+	} else
+		into = S_ISDIR(st.st_mode);
 	if (argc - first > 2 && !into) {
-		tool_errmsg(NULL, "target '%s' is not a directory", dst);
+		/* coreutils 9: "target 'x': Not a directory" */
+		tool_errmsg(NULL, "target '%s': %s", dst, strerror(err));
 		return TOOL_EXIT_FAIL;
 	}
 	for (i = first; i < argc - 1; i++) {

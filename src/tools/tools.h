@@ -120,6 +120,10 @@ struct tool_copy_opts {
 	int have_dist;  /* new PVFS files get dist */
 	struct pvfs_filestat dist;
 };
+/* "prog: PRE 'path'POST: strerror(err)", coreutils' form of cp's errors
+ * ("cannot create regular file 'x': No such file or directory"). */
+void tool_copy_err(const char *pre, const char *path, const char *post,
+    int err);
 /* Copy one file (or "-" = stdin/stdout) to dst, verifying the byte count.
  * Errors are reported; 0 or -1. */
 int tool_copy_file(const char *src, const char *dst,

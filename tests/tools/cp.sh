@@ -28,7 +28,7 @@ printf two >"$T/two"
 check_quiet "several sources into a directory" pvfs-cp "$T/one" "$T/two" /pvfs/into
 check_out "both arrived" "one two" sh -c 'echo $(pvfs-cp /pvfs/into/one -) $(pvfs-cp /pvfs/into/two -)'
 check_fail "several sources, target not a directory" 1 \
-	"pvfs-cp: target '/pvfs/f' is not a directory" pvfs-cp "$T/one" "$T/two" /pvfs/f
+	"pvfs-cp: target '/pvfs/f': Not a directory" pvfs-cp "$T/one" "$T/two" /pvfs/f
 
 # A tree with nested and empty directories and files of several sizes.
 mkdir -p "$T/tree/a/b/c" "$T/tree/empty" "$T/tree/a/e"
@@ -65,19 +65,24 @@ check_out "-rp: directory mode" "drwxr-xr-x" sh -c 'pvfs-ls -ld /pvfs/treep/a | 
 # Distribution options, and -f to recreate an existing file.
 check_quiet "--base --pcount --ssize" pvfs-cp --base 2 --pcount 3 --ssize 8k "$T/s3" /pvfs/dist
 check_grep "distribution as asked" '^  Dist: base 2  pcount 3  ssize 8192$' pvfs-stat /pvfs/dist
-check_quiet "overwrite in place keeps the old distribution" pvfs-cp --pcount 1 "$T/one" /pvfs/dist
+check_fail "overwrite in place: the asked layout is refused, exit 1" 1 \
+	"pvfs-cp: /pvfs/dist: exists, so --pcount 1 is not applied: a file's layout is fixed when it is created (it keeps pcount 3); -f recreates it" \
+	pvfs-cp --pcount 1 "$T/one" /pvfs/dist
 check_grep "still pcount 3" 'pcount 3 ' pvfs-stat /pvfs/dist
+check "... the content was still copied" sh -c "pvfs-cp /pvfs/dist - | cmp - '$T/one'"
+check_quiet "the layout it has already: no message" pvfs-cp --pcount 3 --ssize 8k "$T/one" /pvfs/dist
 check_quiet "-f recreates the file" pvfs-cp -f --pcount 1 "$T/one" /pvfs/dist
 check_grep "-f: new distribution" 'pcount 1 ' pvfs-stat /pvfs/dist
 check "-f: new content" sh -c "pvfs-cp /pvfs/dist - | cmp - '$T/one'"
 check_fail "--ssize out of range: usage" 2 "Try 'pvfs-cp --help'." pvfs-cp --ssize 100 "$T/one" /pvfs/x
 check_fail "--pcount 0: usage" 2 "Try 'pvfs-cp --help'." pvfs-cp --pcount 0 "$T/one" /pvfs/x
-check_rc "--pcount beyond the iods: failure" 1 pvfs-cp --pcount 9 "$T/one" /pvfs/x
+check_fail "--pcount beyond the iods: only N iods" 1 \
+	"pvfs-cp: --pcount 9: the file system has only 4 iods" pvfs-cp --pcount 9 "$T/one" /pvfs/x
 
 # Errors.
 check_fail "missing source" 1 "pvfs-cp: /pvfs/nope: No such file or directory" pvfs-cp /pvfs/nope "$T/x"
 check_fail "missing destination directory" 1 \
-	"pvfs-cp: /pvfs/nodir/x: No such file or directory" pvfs-cp "$T/one" /pvfs/nodir/x
+	"pvfs-cp: cannot create regular file '/pvfs/nodir/x': No such file or directory" pvfs-cp "$T/one" /pvfs/nodir/x
 check_fail "no destination: usage" 2 "pvfs-cp: missing destination file operand after '$T/one'" pvfs-cp "$T/one"
 check_fail "no operand: usage" 2 "pvfs-cp: missing file operand" pvfs-cp
 check_fail "same file" 1 "pvfs-cp: '/pvfs/p' and '/pvfs/p' are the same file" pvfs-cp /pvfs/p /pvfs/p
@@ -85,7 +90,8 @@ check_rc "one source missing: exit 1" 1 pvfs-cp /pvfs/nope "$T/two" /pvfs/into
 check_out "... the others still copied" "two" pvfs-cp /pvfs/into/two -
 pvfs-mkdir -p /pvfs/part/tree && pvfs-cp "$T/one" /pvfs/part/tree/a
 check_fail "-r: a subdirectory that cannot be made" 1 \
-	"pvfs-cp: /pvfs/part/tree/a: Not a directory" pvfs-cp -r "$T/tree" /pvfs/part
+	"pvfs-cp: cannot overwrite non-directory '/pvfs/part/tree/a' with directory '$T/tree/a'" \
+	pvfs-cp -r "$T/tree" /pvfs/part
 check_out "-r: ... the rest of the tree still copied" "a
 empty
 top" pvfs-ls /pvfs/part/tree

@@ -86,7 +86,7 @@ check_fail "mv: a directory across file systems" 1 \
 	"pvfs-mv: /pvfs/m2: cannot move a directory to another file system (use pvfs-cp -r, then pvfs-rm -r)" \
 	pvfs-mv /pvfs/m2 "$T/m2"
 check_fail "mv: missing source" 1 "pvfs-mv: /pvfs/nope: No such file or directory" pvfs-mv /pvfs/nope /pvfs/x
-check_fail "mv: several into a non-directory" 1 "pvfs-mv: target '/pvfs/file' is not a directory" \
+check_fail "mv: several into a non-directory" 1 "pvfs-mv: target '/pvfs/file': Not a directory" \
 	pvfs-mv /pvfs/m2/keep /pvfs/m2/mv3 /pvfs/file
 check_fail "mv: one operand" 2 "pvfs-mv: missing destination file operand" pvfs-mv /pvfs/file
 finish

@@ -155,6 +155,19 @@ ssize_t pl_fd_write(int fd, const void *buf, size_t n);
 off_t pl_fd_lseek(int fd, off_t off, int whence);
 int pl_fd_close(int fd);
 void pl_lock_release(struct pl_file *f);
+/* close, dup, F_DUPFD: 1 when fd is a PVFS descriptor the caller may
+ * handle, 0 when it is libc's, -1 (EBADF) for one of the shim's own. */
+int pl_fd_claim(int fd);
+/* dup/F_DUPFD: the kernel picks the number; it shares old's file. */
+int pl_dupfd(int old, int cmd, int minfd);
+/* The one argument after last of fcntl or ioctl, read as type. */
+#define PL_VA_ONE(last, type) ({ \
+	va_list ap_; \
+	type v_; \
+	va_start(ap_, last); \
+	v_ = va_arg(ap_, type); \
+	va_end(ap_); \
+	v_; })
 
 /* ---- preload-stdio.c: FILE streams over PVFS descriptors ---- */
 FILE *pl_stdio_open(int fd, const char *mode);
@@ -168,8 +181,24 @@ void pl_std_atfork(int take);
 /* ---- preload-dir.c ---- */
 void pl_dir_atfork(int take);
 
-/* ---- preload-meta.c ---- */
+/* ---- preload-meta.c, preload-names.c: attributes and names ---- */
 int pl_stat_abs(const char *abs, struct stat *st);
+#define PL_BUSY(expr) ({ int rc_; pl_busy++; rc_ = (expr); pl_busy--; rc_; })
+
+/* The libc entry point a family helper hands a local path to. */
+enum pl_call {
+	PL_STAT, PL_LSTAT, PL_FSTATAT, PL_XSTAT, PL_LXSTAT, PL_FXSTATAT,
+	PL_ACCESS, PL_EUIDACCESS, PL_FACCESSAT,
+	PL_CHMOD, PL_FCHMODAT, PL_CHOWN, PL_LCHOWN, PL_FCHOWNAT,
+	PL_UTIMES, PL_LUTIMES, PL_FUTIMESAT,
+	PL_UNLINK, PL_UNLINKAT, PL_RMDIR, PL_REMOVE, PL_MKDIR, PL_MKDIRAT,
+	PL_RENAME, PL_RENAMEAT, PL_RENAMEAT2, PL_LINK, PL_LINKAT,
+	PL_SYMLINK, PL_SYMLINKAT, PL_MKNOD, PL_MKNODAT, PL_MKFIFO, PL_MKFIFOAT,
+	PL_READLINK, PL_READLINKAT,
+};
+
+/* An *at call on dirfd itself ("" with AT_EMPTY_PATH), dirfd on PVFS. */
+int pl_at_self(int dirfd, const char *path, int flags);
 
 /* ---- declarations glibc 2.36 no longer puts in its headers ---- */
 int __xstat(int ver, const char *path, struct stat *st);

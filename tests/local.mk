@@ -43,6 +43,8 @@ INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \
 	tests/stress/kill-restart tests/stress/soak
 # test_fsck asks for the ADMIN capability through the library's internals.
 tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
+# test_dirs reads directories with pvfs_readdir_stat (pvfs-client.h).
+tests_integration_test_dirs_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 
 # The differential POSIX suite (issue 14): each call on a local directory
 # and on PVFS, natively and through the shim, compared exactly.

@@ -163,6 +163,27 @@ static const struct pvfs_field mgr_readdir_rep_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field direntplus_f[] = {
+	PVFS_FSUB(struct pvfs_direntplus_wire, ent, dirent_f),
+	PVFS_FSUB(struct pvfs_direntplus_wire, attr, attr_f),
+	PVFS_FSUB(struct pvfs_direntplus_wire, cap, cap_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_readdirplus_rep_f[] = {
+	PVFS_FLD(PVFS_F_U8, struct pvfs_mgr_readdirplus_rep, eof),
+	PVFS_FARR(struct pvfs_mgr_readdirplus_rep, ents, n, PVFS_READDIRPLUS_MAX,
+	    struct pvfs_direntplus_wire, direntplus_f),
+	PVFS_FEND
+};
+
+/* A full READDIRPLUS reply: eof, n, then per entry its dirent (ino, cookie,
+ * type, name of up to PVFS_NAME_MAX bytes), attributes and capability. */
+_Static_assert(1 + 4 + (size_t)PVFS_READDIRPLUS_MAX *
+    ((8 + 8 + 1 + 2 + PVFS_NAME_MAX) + (8 + 4 * 4 + 8 * 5 + 12) +
+    (8 * 3 + 4 + 8 + 12 + PVFS_MAC_LEN)) <= PVFS_MAX_BODY,
+    "a full READDIRPLUS reply fits in one frame");
+
 static const struct pvfs_field mgr_statfs_rep_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, files),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, ffree),
@@ -394,6 +415,7 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_INOLIST, mgr_inolist_req_f, struct pvfs_mgr_inolist_req, mgr_inolist_rep_f, struct pvfs_mgr_inolist_rep),
 	MSG(PVFS_MGR_AUTH, mgr_auth_req_f, struct pvfs_mgr_auth_req, mgr_auth_rep_f, struct pvfs_mgr_auth_rep),
 	MSG(PVFS_MGR_IODSTATUS, cred_only_f, struct pvfs_mgr_cred_req, mgr_iodstatus_rep_f, struct pvfs_mgr_iodstatus_rep),
+	MSG(PVFS_MGR_READDIRPLUS, mgr_readdir_req_f, struct pvfs_mgr_readdir_req, mgr_readdirplus_rep_f, struct pvfs_mgr_readdirplus_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

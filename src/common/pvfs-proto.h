@@ -19,11 +19,15 @@
 #include "pvfs-types.h"
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 6
+#define PVFS_PROTO_VERSION 7
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
 #define PVFS_READDIR_MAX 1024  /* entries in one readdir reply */
+/* Entries in one READDIRPLUS reply: at most ~430 bytes each on the wire
+ * (name, attributes, capability), so a full reply stays far under
+ * PVFS_MAX_BODY (checked in proto-msgs.c). */
+#define PVFS_READDIRPLUS_MAX 1024
 #define PVFS_MAC_LEN 32
 /* Inode numbers one MGR_INOLIST covers: its reply (28 bytes a file) fits
  * in PVFS_MAX_BODY. */
@@ -64,6 +68,7 @@ enum pvfs_op {
 	PVFS_MGR_INOLIST,  /* fsck: live file inodes in a range; admins only */
 	PVFS_MGR_AUTH,     /* authenticate this TCP connection (doc/security.md) */
 	PVFS_MGR_IODSTATUS, /* the mgr's view of each iod, from its HELLOs */
+	PVFS_MGR_READDIRPLUS, /* READDIR with each entry's attributes and a SIZE capability */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -221,6 +226,20 @@ struct pvfs_mgr_readdir_rep {
 	uint8_t eof;
 	uint32_t n;
 	struct pvfs_dirent_wire *ents; /* n entries; freed by pvfs_msg_free */
+};
+/* READDIRPLUS (request as READDIR, max <= PVFS_READDIRPLUS_MAX): each
+ * entry also carries what STAT of its path would answer, attributes and a
+ * PVFS_R_SIZE capability, so a tree walk needs no mgr request per file.
+ * The directory must be readable and searchable. */
+struct pvfs_direntplus_wire {
+	struct pvfs_dirent_wire ent;
+	struct pvfs_attr attr;
+	struct pvfs_cap cap;
+};
+struct pvfs_mgr_readdirplus_rep {
+	uint8_t eof;
+	uint32_t n;
+	struct pvfs_direntplus_wire *ents; /* n entries; freed by pvfs_msg_free */
 };
 struct pvfs_mgr_statfs_rep {
 	uint64_t files, ffree;

@@ -20,8 +20,10 @@ struct pvfs_dir {
 	int pos;                /* 0 next is ".", 1 next is "..", 2 entries */
 	uint64_t cookie;        /* resume after this entry */
 	int eof;                /* the mgr has nothing after cookie */
+	int plus;               /* read by pvfs_readdir_stat: pbatch, not batch */
 	struct pvfs_mgr_readdir_rep batch;
-	uint32_t next;          /* index in batch */
+	struct pvfs_mgr_readdirplus_rep pbatch;
+	uint32_t next;          /* index in batch or pbatch */
 	struct dirent de;
 };
 
@@ -98,6 +100,10 @@ dir_next(PVFS_DIR *d)
 {
 	const struct pvfs_dirent_wire *e;
 
+	if (d->plus) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (d->pos < 2) {
 		d->pos++;
 		return dir_entry(d, d->ino, (uint64_t)d->pos, DT_DIR,
@@ -128,6 +134,74 @@ pvfs_readdir(PVFS_DIR *d)
 	return de;
 }
 
+/* Fetch the entries after the cookie with their attributes. */
+static int
+dir_fetch_plus(PVFS_DIR *d)
+{
+	struct pvfs_mgr_readdir_req req;
+	struct pvfs_mgr_readdirplus_rep rep;
+
+	memset(&req, 0, sizeof(req));
+	pvfs_client_cred(&req.cred);
+	req.ino = d->ino;
+	req.cookie = d->cookie;
+	req.max = PVFS_READDIRPLUS_MAX;
+	if (pvfs_conn_rpc(d->fs, PVFS_MGR_READDIRPLUS, &req, &rep) != 0)
+		return -1;
+	pvfs_msg_free(PVFS_MGR_READDIRPLUS, 1, &d->pbatch);
+	d->pbatch = rep;
+	d->next = 0;
+	d->eof = rep.eof || rep.n == 0;
+	return 0;
+}
+
+static struct dirent *
+dir_next_stat(PVFS_DIR *d, struct stat *st)
+{
+	const struct pvfs_direntplus_wire *e;
+	struct pvfs_mgr_attrcap_rep ac;
+	struct dirent *de;
+	int saved;
+
+	if (!d->plus && (d->pos > 0 || d->batch.n > 0)) {
+		errno = EINVAL; /* already read with pvfs_readdir */
+		return NULL;
+	}
+	d->plus = 1;
+	d->pos = 2;
+	while (d->next >= d->pbatch.n) {
+		if (d->eof || dir_fetch_plus(d) != 0)
+			return NULL;
+	}
+	e = &d->pbatch.ents[d->next++];
+	d->cookie = e->ent.cookie;
+	de = dir_entry(d, e->ent.ino, e->ent.cookie, e->ent.type, e->ent.name);
+	ac.attr = e->attr;
+	ac.cap = e->cap;
+	saved = errno;
+	if (pvfs_meta_stat_reply(d->fs, &ac, st) != 0) {
+		memset(st, 0, sizeof(*st));
+		return de;
+	}
+	errno = saved;
+	return de;
+}
+
+struct dirent *
+pvfs_readdir_stat(PVFS_DIR *d, struct stat *st)
+{
+	struct dirent *de;
+
+	if (d == NULL || st == NULL) {
+		errno = d == NULL ? EBADF : EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&d->lock);
+	de = dir_next_stat(d, st);
+	pthread_mutex_unlock(&d->lock);
+	return de;
+}
+
 void
 pvfs_rewinddir(PVFS_DIR *d)
 {
@@ -135,7 +209,10 @@ pvfs_rewinddir(PVFS_DIR *d)
 		return;
 	pthread_mutex_lock(&d->lock);
 	pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
+	pvfs_msg_free(PVFS_MGR_READDIRPLUS, 1, &d->pbatch);
 	memset(&d->batch, 0, sizeof(d->batch));
+	memset(&d->pbatch, 0, sizeof(d->pbatch));
+	d->plus = 0;
 	d->next = 0;
 	d->pos = 0;
 	d->cookie = 0;
@@ -151,6 +228,7 @@ pvfs_closedir(PVFS_DIR *d)
 		return -1;
 	}
 	pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
+	pvfs_msg_free(PVFS_MGR_READDIRPLUS, 1, &d->pbatch);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 	return 0;

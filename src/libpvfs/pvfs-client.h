@@ -23,6 +23,19 @@
 
 #include "pvfs.h"
 
+/* ---- dir.c: directory streams with attributes ---- */
+
+/* The next entry of d after "." and "..", which it skips, with in st what
+ * pvfs_stat of its path would give at about the same time, but no mgr
+ * request per entry: the mgr sends attributes and a size capability with
+ * each batch of names (MGR_READDIRPLUS).  A regular file's size, blocks
+ * and mtime still cost one IOD_SIZE to each of its iods, sent at once.
+ * d must be readable and searchable.  NULL with errno unchanged at the
+ * end, NULL with errno on an error; an entry whose iods fail returns with
+ * st->st_nlink == 0 and errno set, and the next call goes on.  A stream
+ * read this way must not also be read with pvfs_readdir. */
+struct dirent *pvfs_readdir_stat(PVFS_DIR *d, struct stat *st);
+
 /* ---- pvfs-file.c: open files, inode-based, with explicit offsets ---- */
 
 /* An open file: one inode and the capability the mgr granted for it.  It

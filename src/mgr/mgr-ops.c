@@ -39,14 +39,19 @@ static union {
 	struct pvfs_mgr_fsinfo_rep fsinfo;
 	struct pvfs_mgr_attrcap_rep ac;
 	struct pvfs_mgr_readdir_rep readdir;
+	struct pvfs_mgr_readdirplus_rep readdirplus;
 	struct pvfs_mgr_statfs_rep statfs;
 	struct pvfs_mgr_inolist_rep inolist;
 	struct pvfs_mgr_auth_rep auth;
 	struct pvfs_mgr_iodstatus_rep iodstatus;
 } op_rep;
 
+#define OP_DES_MAX (PVFS_READDIR_MAX > PVFS_READDIRPLUS_MAX ? \
+	PVFS_READDIR_MAX : PVFS_READDIRPLUS_MAX)
+
 static struct pvfs_dirent_wire op_ents[PVFS_READDIR_MAX];
-static struct mgr_dirent *op_des[PVFS_READDIR_MAX];
+static struct pvfs_direntplus_wire op_pents[PVFS_READDIRPLUS_MAX];
+static struct mgr_dirent *op_des[OP_DES_MAX];
 
 /* ---- helpers ---- */
 
@@ -621,14 +626,14 @@ mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 
 /* ---- READDIR ---- */
 
-/* "." and ".." are not sent: the client makes them up. */
+/* The directory's entries after the cookie, at most max of them (0: the
+ * limit), in op_des; want is the permission the caller needs on it. */
 static int
-mgr_op_readdir(struct mgr_conn *c, void *rq, void *rp)
+mgr_op_readdir_some(const struct pvfs_mgr_readdir_req *q, int want,
+    uint32_t limit, uint32_t *n, uint8_t *eofp)
 {
-	struct pvfs_mgr_readdir_req *q = rq;
-	struct pvfs_mgr_readdir_rep *rep = rp;
 	struct mgr_inode *in = mgr_ns_get(q->ino);
-	uint32_t i, max = q->max;
+	uint32_t max = q->max;
 	int eof;
 
 	if (in == NULL)
@@ -636,18 +641,60 @@ mgr_op_readdir(struct mgr_conn *c, void *rq, void *rp)
 	if (in->dir == NULL)
 		return ENOTDIR;
 	if (mgr_perm_reach(&q->cred, in) != 0 ||
-	    mgr_perm_check(&q->cred, in, MGR_MAY_R) != 0)
+	    mgr_perm_check(&q->cred, in, want) != 0)
 		return EACCES;
-	if (max == 0 || max > PVFS_READDIR_MAX)
-		max = PVFS_READDIR_MAX;
-	rep->n = mgr_ns_readdir(in, q->cookie, op_des, max, &eof);
-	rep->eof = (uint8_t)eof;
+	if (max == 0 || max > limit)
+		max = limit;
+	*n = mgr_ns_readdir(in, q->cookie, op_des, max, &eof);
+	*eofp = (uint8_t)eof;
+	return 0;
+}
+
+static void
+mgr_op_dirent(const struct mgr_dirent *de, struct pvfs_dirent_wire *w)
+{
+	w->ino = de->inode->ino;
+	w->cookie = de->cookie;
+	w->type = de->inode->dir ? DT_DIR : DT_REG;
+	memcpy(w->name, de->name, de->namelen + 1u);
+}
+
+/* "." and ".." are not sent: the client makes them up. */
+static int
+mgr_op_readdir(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_readdir_rep *rep = rp;
+	uint32_t i;
+	int rc;
+
+	if ((rc = mgr_op_readdir_some(rq, MGR_MAY_R, PVFS_READDIR_MAX, &rep->n,
+	    &rep->eof)) != 0)
+		return rc;
 	rep->ents = op_ents;
+	for (i = 0; i < rep->n; i++)
+		mgr_op_dirent(op_des[i], &op_ents[i]);
+	return 0;
+}
+
+/* As STAT of each entry's path would answer: searching the directory is
+ * what STAT needs of it, reading it what READDIR needs. */
+static int
+mgr_op_readdirplus(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_readdirplus_rep *rep = rp;
+	struct pvfs_mgr_attrcap_rep ac;
+	uint32_t i;
+	int rc;
+
+	if ((rc = mgr_op_readdir_some(rq, MGR_MAY_R | MGR_MAY_X,
+	    PVFS_READDIRPLUS_MAX, &rep->n, &rep->eof)) != 0)
+		return rc;
+	rep->ents = op_pents;
 	for (i = 0; i < rep->n; i++) {
-		op_ents[i].ino = op_des[i]->inode->ino;
-		op_ents[i].cookie = op_des[i]->cookie;
-		op_ents[i].type = op_des[i]->inode->dir ? DT_DIR : DT_REG;
-		memcpy(op_ents[i].name, op_des[i]->name, op_des[i]->namelen + 1u);
+		mgr_op_dirent(op_des[i], &op_pents[i].ent);
+		mgr_op_attrcap(op_des[i]->inode, PVFS_R_SIZE, &ac);
+		op_pents[i].attr = ac.attr;
+		op_pents[i].cap = ac.cap;
 	}
 	return 0;
 }
@@ -681,6 +728,7 @@ static const struct {
 	OP(PVFS_MGR_INOLIST, mgr_admin_inolist, struct pvfs_mgr_inolist_req),
 	OP_ANON(PVFS_MGR_AUTH, mgr_auth_op),
 	OP(PVFS_MGR_IODSTATUS, mgr_iods_status, struct pvfs_mgr_cred_req),
+	OP(PVFS_MGR_READDIRPLUS, mgr_op_readdirplus, struct pvfs_mgr_readdir_req),
 };
 
 void

@@ -4,10 +4,12 @@
  * lengths.
  *
  * One pass over the tree: each directory is read in batches of up to
- * PVFS_READDIR_MAX entries whose types come with the names, so a
- * subdirectory costs no stat; each regular file costs one stat, which is
- * one mgr round trip plus one IOD_SIZE to each of its iods, sent to all of
- * them at once (the mgr knows no sizes: they live on the iods).
+ * PVFS_READDIRPLUS_MAX entries whose attributes and size capabilities
+ * come with the names (pvfs_readdir_stat), so no entry costs a mgr round
+ * trip; a regular file costs one IOD_SIZE to each of its iods, sent to all
+ * of them at once (the mgr knows no sizes: they live on the iods).  A
+ * directory that can be read but not searched is read by name, and each
+ * of its files stat'ed, failing as GNU du's would.
  */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -78,6 +81,60 @@ du_file_bytes(const struct stat *st)
 	    (uint64_t)st->st_blocks * 512;
 }
 
+static uint64_t du_dir(const char *dir, int depth);
+
+/* One entry of dir: its bytes, counted and printed as du does. */
+static uint64_t
+du_entry(const char *dir, const struct dirent *de, const struct stat *st,
+    int depth)
+{
+	uint64_t n;
+	char *path;
+
+	if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		return 0;
+	path = tool_join(dir, de->d_name);
+	if (de->d_type == DT_DIR) {
+		n = du_dir(path, depth + 1);
+	} else if (st == NULL) {
+		tool_err(path, errno);
+		n = 0;
+	} else {
+		n = du_file_bytes(st);
+		if (opt_all && !opt_summary)
+			du_print(n, path);
+	}
+	free(path);
+	return n;
+}
+
+/* dir by names alone, each file stat'ed by path: for a directory that
+ * can be read but not searched, where each stat fails. */
+static uint64_t
+du_dir_names(const char *dir, PVFS_DIR *d, int depth)
+{
+	struct dirent *de;
+	struct stat st;
+	uint64_t sum = 0;
+	char *path;
+	int rc;
+
+	errno = 0;
+	while ((de = pvfs_readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR) {
+			path = tool_join(dir, de->d_name);
+			rc = pvfs_stat(path, &st);
+			free(path);
+		} else
+			rc = 0;
+		sum += du_entry(dir, de, rc == 0 ? &st : NULL, depth);
+		errno = 0;
+	}
+	if (errno != 0)
+		tool_err(dir, errno);
+	return sum;
+}
+
 /* The bytes under dir (printed unless -s when depth > 0). */
 static uint64_t
 du_dir(const char *dir, int depth)
@@ -85,32 +142,23 @@ du_dir(const char *dir, int depth)
 	PVFS_DIR *d;
 	struct dirent *de;
 	struct stat st;
-	uint64_t sum = 0, n;
-	char *path;
+	uint64_t sum = 0;
+	int any = 0;
 
 	if ((d = pvfs_opendir(dir)) == NULL) {
 		tool_err(dir, errno);
 		return 0;
 	}
 	errno = 0;
-	while ((de = pvfs_readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		path = tool_join(dir, de->d_name);
-		if (de->d_type == DT_DIR) {
-			sum += du_dir(path, depth + 1);
-		} else if (pvfs_stat(path, &st) != 0) {
-			tool_err(path, errno);
-		} else {
-			n = du_file_bytes(&st);
-			sum += n;
-			if (opt_all && !opt_summary)
-				du_print(n, path);
-		}
-		free(path);
+	while ((de = pvfs_readdir_stat(d, &st)) != NULL) {
+		any = 1;
+		sum += du_entry(dir, de, st.st_nlink != 0 ? &st : NULL, depth);
 		errno = 0;
 	}
-	if (errno != 0)
+	if (errno == EACCES && !any) {
+		pvfs_rewinddir(d);
+		sum = du_dir_names(dir, d, depth);
+	} else if (errno != 0)
 		tool_err(dir, errno);
 	pvfs_closedir(d);
 	if (!opt_summary || depth == 0)

@@ -51,6 +51,14 @@ frame_seeds(const char *dir)
 		.port = 7000, .state = PVFS_IODST_OK, .fsid = 7,
 		.uuid = "0123456789abcdef0123456789abcdef", .skew_ms = -3 };
 	struct pvfs_mgr_iodstatus_rep iodst = { .n = 1, .iods = &st };
+	/* READDIRPLUS with one file, for the entry's shape. */
+	struct pvfs_direntplus_wire pe = { .ent = { 258, 1, 8, "file" },
+		.attr = { .ino = 258, .mode = 0100644, .nlink = 1,
+		.dist = { 0, 4, 65536 } },
+		.cap = { .fsid = 7, .ino = 258, .rights = PVFS_R_SIZE,
+		.dist = { 0, 4, 65536 } } };
+	struct pvfs_mgr_readdirplus_rep rdplus = { .eof = 1, .n = 1,
+		.ents = &pe };
 	struct pvfs_buf b;
 	char name[64];
 	uint16_t op;
@@ -72,6 +80,8 @@ frame_seeds(const char *dir)
 				msg = &list;
 			if (op == PVFS_MGR_IODSTATUS && reply)
 				msg = &iodst;
+			if (op == PVFS_MGR_READDIRPLUS && reply)
+				msg = &rdplus;
 			pvfs_buf_init(&b);
 			if (pvfs_frame_encode(&b, op, 1, reply, 0, msg) == 0) {
 				snprintf(name, sizeof(name), "%s-%s",

@@ -1,7 +1,8 @@
 /*
  * test_dirs.c - the name space through libpvfs: mkdir, large directories,
  * readdir under concurrent creation, rename, rmdir, link counts,
- * chmod/chown/utimes/access and statfs.
+ * chmod/chown/utimes/access, statfs and readdir with attributes
+ * (MGR_READDIRPLUS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,10 +23,13 @@
 #include <cmocka.h>
 
 #include "pvfs.h"
+#include "pvfs-proto.h"
+#include "libpvfs/pvfs-client.h"
 #include "cluster.h"
 
 #define NIODS 4
 #define BIGDIR_FILES 10000
+#define PLUS_FILES (PVFS_READDIRPLUS_MAX + 100) /* two reply batches */
 
 static struct cluster c;
 
@@ -422,6 +426,71 @@ test_utimes_on_file_with_data(void **state)
 	assert_int_equal(stat_of("utdata").st_size, sizeof(buf));
 }
 
+/* pvfs_readdir_stat: every entry once, across reply batches, each with
+ * what pvfs_stat of its path says. */
+static void
+test_readdir_stat(void **state)
+{
+	int *seen = calloc(PLUS_FILES, sizeof(int));
+	struct stat st, want;
+	struct dirent *de;
+	char rel[300], data[64];
+	int n = 0, subdirs = 0, i;
+	PVFS_DIR *d;
+
+	check_ok(pvfs_mkdir(P("plus"), 0755));
+	check_ok(pvfs_mkdir(P("plus/sub"), 0700));
+	for (i = 0; i < PLUS_FILES; i++) {
+		snprintf(rel, sizeof(rel), "plus/f%d", i);
+		snprintf(data, sizeof(data), "%*d\n", i % 50, i);
+		make_file(rel, i % 3 == 0 ? NULL : data);
+	}
+	check_ok(pvfs_chmod(P("plus/f7"), 0600));
+	d = pvfs_opendir(P("plus"));
+	if (d == NULL)
+		fail_msg("opendir: %s", strerror(errno));
+	errno = 0;
+	while ((de = pvfs_readdir_stat(d, &st)) != NULL) {
+		snprintf(rel, sizeof(rel), "plus/%s", de->d_name);
+		want = stat_of(rel);
+		assert_int_equal(st.st_ino, want.st_ino);
+		assert_int_equal(de->d_ino, want.st_ino);
+		assert_int_equal(st.st_mode, want.st_mode);
+		assert_int_equal(st.st_nlink, want.st_nlink);
+		assert_int_equal(st.st_uid, want.st_uid);
+		assert_int_equal(st.st_gid, want.st_gid);
+		assert_int_equal(st.st_size, want.st_size);
+		assert_int_equal(st.st_blocks, want.st_blocks);
+		assert_int_equal(st.st_blksize, want.st_blksize);
+		assert_int_equal(st.st_dev, want.st_dev);
+		assert_int_equal(st.st_mtim.tv_sec, want.st_mtim.tv_sec);
+		assert_int_equal(st.st_mtim.tv_nsec, want.st_mtim.tv_nsec);
+		assert_int_equal(st.st_ctim.tv_sec, want.st_ctim.tv_sec);
+		assert_int_equal(st.st_ctim.tv_nsec, want.st_ctim.tv_nsec);
+		if (strcmp(de->d_name, "sub") == 0) {
+			assert_int_equal(de->d_type, DT_DIR);
+			subdirs++;
+		} else {
+			assert_int_equal(de->d_type, DT_REG);
+			i = atoi(de->d_name + 1);
+			assert_true(i >= 0 && i < PLUS_FILES);
+			seen[i]++;
+		}
+		n++;
+	}
+	assert_int_equal(errno, 0);
+	assert_int_equal(n, PLUS_FILES + 1);
+	assert_int_equal(subdirs, 1);
+	for (i = 0; i < PLUS_FILES; i++)
+		if (seen[i] != 1)
+			fail_msg("f%d seen %d times", i, seen[i]);
+	/* One stream, one way of reading it. */
+	assert_null(pvfs_readdir(d));
+	assert_int_equal(errno, EINVAL);
+	check_ok(pvfs_closedir(d));
+	free(seen);
+}
+
 static void
 test_statfs_sane(void **state)
 {
@@ -469,6 +538,7 @@ main(void)
 		cmocka_unit_test(test_dir_stat_nlink),
 		cmocka_unit_test(test_chmod_chown_utimes_access),
 		cmocka_unit_test(test_utimes_on_file_with_data),
+		cmocka_unit_test(test_readdir_stat),
 		cmocka_unit_test(test_statfs_sane),
 	};
 	return cluster_run_tests(&c, NIODS, NULL, tests);

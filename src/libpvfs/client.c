@@ -261,25 +261,19 @@ pvfs_path_is_root(const char *path)
 {
 	char inner[PVFS_PATH_MAX + 1];
 	struct client_fs *fs;
-
-	const char *p = inner, *e;
+	const char *p = inner, *c;
+	size_t n;
 	int depth = 0;
 
 	if (pvfs_client_resolve(path, &fs, inner) != 0)
 		return 0;
 	/* Folded, as a question about names: "/pvfs/." and "/pvfs/d/.."
 	 * are the root for a tool that must not remove it. */
-	while (*p != '\0') {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		e = p + strcspn(p, "/");
-		if (e - p == 2 && p[0] == '.' && p[1] == '.')
+	while ((c = pvfs_path_next(&p, &n)) != NULL) {
+		if (n == 2 && c[0] == '.' && c[1] == '.')
 			depth -= depth > 0;
-		else if (!(e - p == 1 && p[0] == '.'))
+		else if (!(n == 1 && c[0] == '.'))
 			depth++;
-		p = e;
 	}
 	return depth == 0;
 }

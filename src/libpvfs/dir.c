@@ -73,25 +73,41 @@ dir_entry(PVFS_DIR *d, uint64_t ino, uint64_t off, uint8_t type,
 	return &d->de;
 }
 
-/* Fetch the entries after the cookie; 0, or -1 with errno. */
+/* Fetch the entries after the cookie (with their attributes for a
+ * stream read with pvfs_readdir_stat); 0, or -1 with errno. */
 static int
 dir_fetch(PVFS_DIR *d)
 {
 	struct pvfs_mgr_readdir_req req;
 	struct pvfs_mgr_readdir_rep rep;
+	struct pvfs_mgr_readdirplus_rep prep;
+	uint32_t n;
+	int eof;
 
 	memset(&req, 0, sizeof(req));
 	pvfs_client_cred(&req.cred);
 	req.ino = d->ino;
 	req.cookie = d->cookie;
-	req.max = PVFS_READDIR_MAX;
-	if (pvfs_conn_rpc(d->fs, PVFS_MGR_READDIR, &req, &rep) != 0)
-		return -1;
-	pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
-	d->batch = rep;
+	if (d->plus) {
+		req.max = PVFS_READDIRPLUS_MAX;
+		if (pvfs_conn_rpc(d->fs, PVFS_MGR_READDIRPLUS, &req, &prep) != 0)
+			return -1;
+		pvfs_msg_free(PVFS_MGR_READDIRPLUS, 1, &d->pbatch);
+		d->pbatch = prep;
+		n = prep.n;
+		eof = prep.eof;
+	} else {
+		req.max = PVFS_READDIR_MAX;
+		if (pvfs_conn_rpc(d->fs, PVFS_MGR_READDIR, &req, &rep) != 0)
+			return -1;
+		pvfs_msg_free(PVFS_MGR_READDIR, 1, &d->batch);
+		d->batch = rep;
+		n = rep.n;
+		eof = rep.eof;
+	}
 	d->next = 0;
 	/* An empty batch that claims more would loop forever. */
-	d->eof = rep.eof || rep.n == 0;
+	d->eof = eof || n == 0;
 	return 0;
 }
 
@@ -134,27 +150,6 @@ pvfs_readdir(PVFS_DIR *d)
 	return de;
 }
 
-/* Fetch the entries after the cookie with their attributes. */
-static int
-dir_fetch_plus(PVFS_DIR *d)
-{
-	struct pvfs_mgr_readdir_req req;
-	struct pvfs_mgr_readdirplus_rep rep;
-
-	memset(&req, 0, sizeof(req));
-	pvfs_client_cred(&req.cred);
-	req.ino = d->ino;
-	req.cookie = d->cookie;
-	req.max = PVFS_READDIRPLUS_MAX;
-	if (pvfs_conn_rpc(d->fs, PVFS_MGR_READDIRPLUS, &req, &rep) != 0)
-		return -1;
-	pvfs_msg_free(PVFS_MGR_READDIRPLUS, 1, &d->pbatch);
-	d->pbatch = rep;
-	d->next = 0;
-	d->eof = rep.eof || rep.n == 0;
-	return 0;
-}
-
 static struct dirent *
 dir_next_stat(PVFS_DIR *d, struct stat *st)
 {
@@ -170,7 +165,7 @@ dir_next_stat(PVFS_DIR *d, struct stat *st)
 	d->plus = 1;
 	d->pos = 2;
 	while (d->next >= d->pbatch.n) {
-		if (d->eof || dir_fetch_plus(d) != 0)
+		if (d->eof || dir_fetch(d) != 0)
 			return NULL;
 	}
 	e = &d->pbatch.ents[d->next++];

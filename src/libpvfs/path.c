@@ -52,11 +52,36 @@ path_put(char *out, size_t *len, size_t outlen, const char *s, size_t n)
 	return 0;
 }
 
+const char *
+pvfs_path_next(const char **pp, size_t *n)
+{
+	const char *p = *pp;
+
+	while (*p == '/')
+		p++;
+	*pp = p;
+	if (*p == '\0')
+		return NULL;
+	*n = strcspn(p, "/");
+	*pp = p + *n;
+	return p;
+}
+
+void
+pvfs_path_up(char *out, size_t *len)
+{
+	while (*len > 0 && out[*len - 1] != '/')
+		(*len)--;
+	if (*len > 0)
+		(*len)--;
+	out[*len] = '\0';
+}
+
 int
 pvfs_path_route(const char *path, const char *const *prefix, int nprefix,
     char *out, size_t outlen)
 {
-	const char *p = path, *e;
+	const char *p = path, *c;
 	size_t len = 0, n, plen = 0;
 	int in = -1, depth = 0, pure = 0, dot, dotdot;
 
@@ -68,31 +93,20 @@ pvfs_path_route(const char *path, const char *const *prefix, int nprefix,
 	/* A prefix "/" takes everything from the start. */
 	if ((in = path_prefix_at(out, 0, prefix, nprefix)) >= 0)
 		pure = 1;
-	while (*p != '\0') {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		e = p + strcspn(p, "/");
-		n = (size_t)(e - p);
-		dot = n == 1 && p[0] == '.';
-		dotdot = n == 2 && p[0] == '.' && p[1] == '.';
+	while ((c = pvfs_path_next(&p, &n)) != NULL) {
+		dot = n == 1 && c[0] == '.';
+		dotdot = n == 2 && c[0] == '.' && c[1] == '.';
 		/* Under a prefix "/" (plen 0), ".." at the root stays there. */
 		if (in >= 0 && dotdot && depth == 0 && plen > 0) {
 			/* Out of the prefix, back to its parent, locally. */
 			len = plen;
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-			out[len] = '\0';
+			pvfs_path_up(out, &len);
 			in = -1;
-			p = e;
 			continue;
 		}
 		if (in >= 0) {
 			if (path_put(out, &len, outlen, "/", 1) != 0 ||
-			    path_put(out, &len, outlen, p, n) != 0)
+			    path_put(out, &len, outlen, c, n) != 0)
 				return -2;
 			if (dot || dotdot)
 				pure = 0;
@@ -107,26 +121,20 @@ pvfs_path_route(const char *path, const char *const *prefix, int nprefix,
 					depth = 0;
 				}
 			}
-			p = e;
 			continue;
 		}
-		if ((dot || dotdot) && *e == '\0') {
+		if ((dot || dotdot) && *p == '\0') {
 			/* A last "." or ".." keeps its meaning for libc. */
 			if (path_put(out, &len, outlen, "/", 1) != 0 ||
-			    path_put(out, &len, outlen, p, n) != 0)
+			    path_put(out, &len, outlen, c, n) != 0)
 				return -2;
-			p = e;
 			continue;
 		}
 		if (dotdot) {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-			out[len] = '\0';
+			pvfs_path_up(out, &len);
 		} else if (!dot) {
 			if (path_put(out, &len, outlen, "/", 1) != 0 ||
-			    path_put(out, &len, outlen, p, n) != 0)
+			    path_put(out, &len, outlen, c, n) != 0)
 				return -2;
 			if ((in = path_prefix_at(out, len, prefix, nprefix)) >= 0) {
 				plen = len;
@@ -134,7 +142,6 @@ pvfs_path_route(const char *path, const char *const *prefix, int nprefix,
 				pure = 1;
 			}
 		}
-		p = e;
 	}
 	/* A trailing "/" says "a directory": kept, as libc and the mgr
 	 * both need it. */

@@ -231,7 +231,7 @@ int pvfs_admin_parts(const char *path, struct pvfs_part_info *parts,
 /* The pvfstab's state: 0 loaded, ENOENT missing, EINVAL malformed (with
  * *cause "file:line: why"); *path is the file tried. */
 int pvfs_tab_status(const char **path, const char **cause);
-/* The mount prefixes of the pvfstab ($PVFSTAB_FILE, else /etc/pvfstab),
+/* The mount prefixes of the pvfstab (pvfs_tab_path()),
  * read now: their number, in *out a NULL-terminated malloc'd list (free
  * it with pvfs_free_list).  -1 with errno and a malloc'd *cause (or NULL):
  * EINVAL if malformed, else why it could not be read. */
@@ -242,6 +242,13 @@ int pvfs_path_is_root(const char *path);
 
 /* ---- path.c: routing a path (shared by the library and the shim) ---- */
 
+/* The next component of the path at *pp, slashes before it skipped: its
+ * start, its length in *n, and *pp moved just past it; NULL (with *pp at
+ * the end) when none is left. */
+const char *pvfs_path_next(const char **pp, size_t *n);
+/* Drop the last component of out[0..*len), as ".." does to a folded
+ * path ("/" stays ""). */
+void pvfs_path_up(char *out, size_t *len);
 /* Which of the n mount prefixes the absolute path lies under: its index
  * (the longest that matches), or -1 for a local path, or -2 with errno
  * (ENAMETOOLONG when out, outlen bytes, is too small).  out gets the path

@@ -81,31 +81,21 @@ pl_path_nprefix(void)
 static int
 pl_normalize(const char *path, char *out, size_t outlen)
 {
-	const char *p = path, *e;
+	const char *p = path, *c;
 	size_t len = 0, n;
 
-	while (*p != '\0') {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		e = p + strcspn(p, "/");
-		n = (size_t)(e - p);
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-		} else if (!(n == 1 && p[0] == '.')) {
+	while ((c = pvfs_path_next(&p, &n)) != NULL) {
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			pvfs_path_up(out, &len);
+		} else if (!(n == 1 && c[0] == '.')) {
 			if (len + 1 + n >= outlen) {
 				errno = ENAMETOOLONG;
 				return -1;
 			}
 			out[len++] = '/';
-			memcpy(out + len, p, n);
+			memcpy(out + len, c, n);
 			len += n;
 		}
-		p = e;
 	}
 	if (len == 0)
 		out[len++] = '/';

@@ -61,7 +61,7 @@ TOOL_TESTS = tests/tools/ls.sh tests/tools/cp.sh tests/tools/cp-big.sh \
 	tests/tools/ls-opts.sh tests/tools/cp-msgs.sh
 PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 	tests/preload/programs.sh tests/preload/build.sh tests/preload/fio.sh \
-	tests/preload/random.sh
+	tests/preload/random.sh tests/preload/trees.sh
 SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) \
 	tests/integration/static-link.sh tests/fuzz/smoke.sh
 

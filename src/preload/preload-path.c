@@ -183,6 +183,70 @@ pl_join(const char *base, const char *path, char *abs)
 	return rc;
 }
 
+/* Whether a relative path from some local directory could lead under a
+ * prefix: it climbs ("..") or its first component is a component of a
+ * prefix ("pvfs/x" from "/").  Cheap, so local *at calls of programs
+ * that never name PVFS pay no system call. */
+static int
+pl_local_may_reach(const char *path)
+{
+	const char *p = path, *c, *q, *pc;
+	size_t n, first = 0, m;
+	const char *f = NULL;
+	int i;
+
+	while ((c = pvfs_path_next(&p, &n)) != NULL) {
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return 1;
+		if (f == NULL && !(n == 1 && c[0] == '.')) {
+			f = c;
+			first = n;
+		}
+	}
+	if (f == NULL)
+		return 0;
+	for (i = 0; i < pl_nprefix; i++) {
+		q = pl_prefix[i];
+		while ((pc = pvfs_path_next(&q, &m)) != NULL) {
+			if (m == first && memcmp(pc, f, m) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The path of a local directory: the kernel's cwd (AT_FDCWD) or a
+ * descriptor's, as /proc names it; 0 if it has none (deleted, or not a
+ * directory path). */
+static int
+pl_local_dir(int dirfd, char *base, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	if (dirfd == AT_FDCWD)
+		return REAL(getcwd)(base, len) != NULL && base[0] == '/';
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	n = REAL(readlink)(link, base, len - 1);
+	if (n <= 0 || base[0] != '/')
+		return 0;
+	base[n] = '\0';
+	return 1;
+}
+
+/* A relative path from a local directory: PVFS only if, joined to that
+ * directory, it lands under a prefix (rsync walks "/" then "pvfs" with
+ * openat); otherwise the caller's call goes to libc as it is. */
+static enum pl_route
+pl_route_local_dir(int dirfd, const char *path, char *abs)
+{
+	char base[PL_ABS_MAX];
+
+	if (!pl_local_may_reach(path) || !pl_local_dir(dirfd, base, sizeof(base)))
+		return PL_LOCAL;
+	return pl_join(base, path, abs) >= 0 ? PL_PVFS : PL_LOCAL;
+}
+
 enum pl_route
 pl_route(int dirfd, const char *path, char *abs)
 {
@@ -208,10 +272,10 @@ pl_route(int dirfd, const char *path, char *abs)
 		return PL_LOCAL;
 	if (dirfd == AT_FDCWD) {
 		if (!pl_cwd_get(base, sizeof(base)))
-			return PL_LOCAL;
+			return pl_route_local_dir(dirfd, path, abs);
 	} else {
 		if ((f = pl_get(dirfd)) == NULL)
-			return PL_LOCAL;
+			return pl_route_local_dir(dirfd, path, abs);
 		snprintf(base, sizeof(base), "%s", f->path);
 		pl_put(f);
 	}

@@ -23,6 +23,7 @@
 #include "preload.h"
 
 #define PL_COPY_CHUNK (256 * 1024)
+#define PL_SPLICE_MAX (64 * 1024) /* a pipe's default capacity */
 
 /* ---- open ---- */
 
@@ -696,7 +697,20 @@ posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
  * descriptor's offset is used and moved.  Stops at end of file; a short
  * count after an error, or -1 when nothing was copied. */
 static ssize_t
+pl_copy_pass(int in, off64_t *in_off, int out, off64_t *out_off, size_t count,
+    int once);
+
+static ssize_t
 pl_copy(int in, off64_t *in_off, int out, off64_t *out_off, size_t count)
+{
+	return pl_copy_pass(in, in_off, out, out_off, count, 0);
+}
+
+/* once: a single read and its writes, for a pipe that may hold less than
+ * count and must not be waited on for more. */
+static ssize_t
+pl_copy_pass(int in, off64_t *in_off, int out, off64_t *out_off, size_t count,
+    int once)
 {
 	size_t chunk = count < PL_COPY_CHUNK ? count : PL_COPY_CHUNK;
 	char *buf = malloc(chunk ? chunk : 1);
@@ -734,6 +748,8 @@ pl_copy(int in, off64_t *in_off, int out, off64_t *out_off, size_t count)
 			if (in_off != NULL)
 				*in_off += k;
 		}
+		if (once)
+			break;
 	}
 	free(buf);
 	return total;
@@ -758,16 +774,37 @@ copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
 	return pl_copy(in, in_off, out, out_off, len);
 }
 
-/* splice needs a pipe on one side; a PVFS file has no pipe buffer. */
+static int
+pl_is_pipe(int fd)
+{
+	struct stat st;
+
+	return REAL(fstat)(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* splice between a PVFS file and a pipe: the shim moves one buffer's
+ * worth per call, as the kernel moves at most a pipe's worth.  The
+ * kernel's rules stay: a pipe on one side (EINVAL), no offset for the
+ * pipe (ESPIPE).  SPLICE_F_NONBLOCK is the pipe's own O_NONBLOCK here. */
 ssize_t
 splice(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
     unsigned flags)
 {
-	if (pl_fd_hit(in) || pl_fd_hit(out)) {
+	int pin = pl_fd_hit(in), pout = pl_fd_hit(out);
+
+	if (!pin && !pout)
+		return REAL(splice)(in, in_off, out, out_off, len, flags);
+	if (pin == pout || !pl_is_pipe(pin ? out : in)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return REAL(splice)(in, in_off, out, out_off, len, flags);
+	if ((pin ? out_off : in_off) != NULL) {
+		errno = ESPIPE;
+		return -1;
+	}
+	if (len > PL_SPLICE_MAX)
+		len = PL_SPLICE_MAX;
+	return pl_copy_pass(in, in_off, out, out_off, len, 1);
 }
 
 ssize_t

@@ -434,6 +434,39 @@ sockets_and_copies(const char *local, const char *pvfs)
 	close(out);
 }
 
+/* splice between a PVFS file and a pipe moves the bytes, either way; the
+ * kernel's rules stay (a pipe on one side, no offset for the pipe). */
+static void
+splices(const char *pvfs)
+{
+	char pf[PATH_MAX + 16], buf[64];
+	off64_t off = 4;
+	int p[2], fd;
+
+	snprintf(pf, sizeof(pf), "%s/splice", pvfs);
+	fd = open(pf, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (fd < 0 || pipe(p) != 0)
+		abort();
+	check(write(p[1], "abcdefgh", 8) == 8 &&
+	    splice(p[0], NULL, fd, NULL, 100, 0) == 8,
+	    "splice pipe -> PVFS: the 8 bytes in the pipe, no wait for more");
+	check(splice(fd, &off, p[1], NULL, 3, 0) == 3 && off == 7 &&
+	    read(p[0], buf, sizeof(buf)) == 3 && memcmp(buf, "efg", 3) == 0,
+	    "splice PVFS -> pipe at an offset: 3 bytes, offset moved");
+	check(lseek(fd, 0, SEEK_CUR) == 8 && pread(fd, buf, 8, 0) == 8 &&
+	    memcmp(buf, "abcdefgh", 8) == 0, "... the file has them, offset kept");
+	errno = 0;
+	check(splice(fd, NULL, fd, NULL, 1, 0) < 0 && errno == EINVAL,
+	    "splice PVFS -> PVFS: EINVAL (no pipe)");
+	errno = 0;
+	off = 0;
+	check(splice(p[0], &off, fd, NULL, 1, 0) < 0 && errno == ESPIPE,
+	    "splice with an offset for the pipe: ESPIPE");
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+}
+
 static int
 libc_side(const char *local, const char *pvfs)
 {
@@ -448,6 +481,7 @@ libc_side(const char *local, const char *pvfs)
 	compare(&libc_ops, ld, pvfs, 1);
 	long_relative(pvfs);
 	sockets_and_copies(ld, pvfs);
+	splices(pvfs);
 	printf("shim: %d compared, %d failed\n", ran, failures);
 	return failures != 0;
 }

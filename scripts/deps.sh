@@ -4,6 +4,7 @@
 PVFS_DEPS="gcc make autoconf automake libtool pkg-config libev-dev libcmocka-dev clang bsdutils
 	fio sqlite3 python3 tar rsync git"  # fio ... git: the preload tests (tests/preload/)
 PVFS_DEPS="$PVFS_DEPS munge libmunge-dev"  # MUNGE authentication (doc/security.md)
+PVFS_DEPS="$PVFS_DEPS iproute2"  # the multi-host tests (tests/netns/)
 PVFS_DEPS="$PVFS_DEPS dpkg-dev libhwloc-dev"  # make romio: MPICH from source (doc/romio.md)
 
 pvfs_install_deps() {

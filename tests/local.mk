@@ -62,7 +62,9 @@ TOOL_TESTS = tests/tools/ls.sh tests/tools/cp.sh tests/tools/cp-big.sh \
 PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 	tests/preload/programs.sh tests/preload/build.sh tests/preload/fio.sh \
 	tests/preload/random.sh tests/preload/trees.sh
-SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) \
+# Several emulated hosts (network namespaces; root only, else skipped).
+NETNS_TESTS = tests/netns/hosts.sh
+SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) $(NETNS_TESTS) \
 	tests/integration/static-link.sh tests/fuzz/smoke.sh
 
 if HAVE_CMOCKA
@@ -75,7 +77,7 @@ SH_LOG_COMPILER = $(top_srcdir)/tests/integration/run-test.sh $(SHELL)
 AM_TESTS_ENVIRONMENT = PVFS_BUILDDIR='$(abs_top_builddir)'; PVFS_SRCDIR='$(abs_top_srcdir)'; \
 	CC='$(CC)'; SAN_LDFLAGS='$(SAN_LDFLAGS)'; export PVFS_BUILDDIR PVFS_SRCDIR CC SAN_LDFLAGS;
 EXTRA_DIST += $(SCRIPT_TESTS) tests/integration/run-test.sh \
-	tests/tools/lib.sh tests/preload/lib.sh tests/preload/random-check.py \
+	tests/tools/lib.sh tests/preload/lib.sh tests/netns/lib.sh tests/preload/random-check.py \
 	tests/data tests/romio/check-romio.sh tests/romio/romio-tests.txt \
 	tests/romio/bench-romio.sh \
 	tests/fuzz/fuzz_frame.c tests/fuzz/fuzz_config.c \

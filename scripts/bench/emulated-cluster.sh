@@ -73,110 +73,26 @@ fi
 for n in $IODS_LIST; do [ "$n" -le $MAX_IODS ] || die "at most $MAX_IODS iods"; done
 for n in $CLIENTS_LIST; do [ "$n" -le $MAX_CLIENTS ] || die "at most $MAX_CLIENTS clients"; done
 
-TAG=pvfsb$$                      # names of everything we create
-BR=$TAG-br                       # namespace holding the bridge
-T=$(mktemp -d "${TMPDIR:-/tmp}/pvfs-emu.XXXXXX") || exit 1
-NSES=()                          # namespaces created, for cleanup
-
-# ---- cleanup: processes in our namespaces, then the namespaces ----
-cleanup() {
-	local ns pid
-	trap - EXIT INT TERM HUP
-	for ns in "${NSES[@]}"; do
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill -TERM "$pid" 2>/dev/null
-		done
-	done
-	sleep 0.3
-	for ns in "${NSES[@]}"; do
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill -KILL "$pid" 2>/dev/null
-		done
-		ip netns del "$ns" 2>/dev/null
-	done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-ns_add() {
-	ip netns add "$1" || die "ip netns add $1 failed"
-	NSES+=("$1")
-	ip -n "$1" link set lo up
-}
-
-# node NAME HOSTNUM: a namespace joined to the bridge by a veth pair, both
-# ends shaped to RATE (egress of each end = one direction of the link).
-node() {
-	local ns=$TAG-$1 port=p-$1
-	ns_add "$ns"
-	ip -n "$BR" link add "$port" type veth peer name eth0 netns "$ns" &&
-		ip -n "$BR" link set "$port" master br0 &&
-		ip -n "$BR" link set "$port" up &&
-		ip -n "$ns" addr add "$NET.$2/24" dev eth0 &&
-		ip -n "$ns" link set eth0 up &&
-		tc -n "$ns" qdisc add dev eth0 root tbf rate "$RATE" burst 64kb limit "$NIC_QUEUE" &&
-		tc -n "$BR" qdisc add dev "$port" root tbf rate "$RATE" burst 64kb limit "$PORT_QUEUE" ||
-		die "cannot set up $ns"
-}
+# Hosts mgr, iod0.. and c0.., shaped links: tests/netns/lib.sh.
+NETNS_NET=$NET
+NETNS_RATE=$RATE
+NETNS_TIMEOUT=60
+PVFS_BUILDDIR=$B
+. "$(dirname "$0")/../../tests/netns/lib.sh"
 
 setup_net() {
 	local k
-	ns_add "$BR"
-	ip -n "$BR" link add br0 type bridge && ip -n "$BR" link set br0 up ||
-		die "cannot create the bridge"
-	node mgr 2
-	for ((k = 0; k < MAX_IODS; k++)); do node "iod$k" $((10 + k)); done
-	for ((k = 0; k < MAX_CLIENTS; k++)); do node "c$k" $((100 + k)); done
-}
-
-# ---- daemons ----
-
-# start_daemon NS NAME BIN ARGS...: start and wait for the port file.
-start_daemon() {
-	local ns=$TAG-$1 name=$2 bin=$3 i
-	shift 3
-	ip netns exec "$ns" "$bin" "$@" -p "$T/run/$name.pid" \
-		--port-file "$T/run/$name.port" -L "$T/run/$name.log" </dev/null ||
-		die "$name did not start"
-	for ((i = 0; i < 250; i++)); do
-		[ -s "$T/run/$name.port" ] && return 0
-		sleep 0.02
-	done
-	die "$name did not publish its port"
-}
-
-stop_daemon() {
-	local pid
-	pid=$(cat "$T/run/$1.pid" 2>/dev/null) || return 0
-	kill -TERM "$pid" 2>/dev/null
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
-	rm -f "$T/run/$1.pid" "$T/run/$1.port"
+	netns_init
+	netns_host mgr 2
+	for ((k = 0; k < MAX_IODS; k++)); do netns_host "iod$k" $((10 + k)); done
+	for ((k = 0; k < MAX_CLIENTS; k++)); do netns_host "c$k" $((100 + k)); done
 }
 
 # A fresh file system over the first N iods.
 start_fs() {
-	local n=$1 k
-	rm -rf "$T/meta" "$T"/iod* && mkdir -p "$T/meta" "$T/run"
-	: >"$T/meta/iodtab"
-	for ((k = 0; k < n; k++)); do
-		mkdir -p "$T/iod$k"
-		start_daemon "iod$k" "iod$k" "$B/pvfs-iod" -d "$T/iod$k" \
-			-l "$NET.$((10 + k)):7000" -k "$T/secret"
-		echo "$NET.$((10 + k)):7000" >>"$T/meta/iodtab"
-	done
-	# Clients reach the mgr over TCP from their own namespaces, where no
-	# Unix socket or munged serves them: on this closed, emulated network
-	# the mgr trusts the uid they claim (doc/security.md).
-	start_daemon mgr mgr "$B/pvfs-mgr" -d "$T/meta" -l "$NET.2:3000" \
-		-t "$T/meta/iodtab" -k "$T/secret" --anonymous trust
-	echo "$NET.2:$T/meta /pvfs pvfs port=3000,timeout=60 0 0" >"$T/pvfstab"
-}
-
-stop_fs() {
-	local k
-	stop_daemon mgr
-	for ((k = 0; k < MAX_IODS; k++)); do stop_daemon "iod$k"; done
+	local k hosts=()
+	for ((k = 0; k < $1; k++)); do hosts+=("iod$k"); done
+	netns_fs "${hosts[@]}"
 }
 
 # ---- runs ----
@@ -184,9 +100,9 @@ stop_fs() {
 # link_rate: one TCP stream from client 0 to iod 0 over two shaped links.
 link_rate() {
 	local out
-	ip netns exec "$TAG-iod0" "$B/pvfs-bench" tcp-sink "$NET.10:7100" >/dev/null &
+	on iod0 "$B/pvfs-bench" tcp-sink "$NET.10:7100" >/dev/null &
 	sleep 0.3
-	out=$(ip netns exec "$TAG-c0" "$B/pvfs-bench" tcp-send "$NET.10:7100" -s 64M) ||
+	out=$(on c0 "$B/pvfs-bench" tcp-send "$NET.10:7100" -s 64M) ||
 		die "link test failed"
 	wait
 	sed -n 's/.* rate=//p' <<<"$out"
@@ -197,7 +113,7 @@ point() {
 	local n=$1 c=$2 j pids=() size=$(($1 * MB_PER_IOD))M sync=$T/sync.$1.$2
 	mkdir -p "$sync"
 	for ((j = c - 1; j >= 0; j--)); do
-		PVFSTAB_FILE=$T/pvfstab ip netns exec "$TAG-c$j" "$B/pvfs-bench" data \
+		on "c$j" "$B/pvfs-bench" data \
 			--rank "$j" --nprocs "$c" --sync-dir "$sync" -s "$size" -b "$size" \
 			-S "$SSIZE" -p "$n" --path "/pvfs/f.$n.$c" >"$sync/out.$j" 2>&1 &
 		pids+=($!)
@@ -209,15 +125,12 @@ point() {
 
 main() {
 	local n c wr rd link
-	(umask 077 && head -c32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/secret" &&
-		echo >>"$T/secret")
 	setup_net
-	mkdir -p "$T/run"
 	start_fs 1
 	link_rate >"$T/link" || exit 1
 	link=$(cat "$T/link")
 	[ -n "$link" ] || die "no link rate measured"
-	stop_fs
+	netns_fs_stop
 	echo "emulated cluster: links $RATE (tc tbf), one TCP stream over a link: $link MB/s"
 	echo "each client writes then reads $MB_PER_IOD MiB x iods in one call each, stripe $SSIZE;"
 	echo "three runs, the second reported (pvfs-bench data --sync-dir)"
@@ -232,7 +145,7 @@ main() {
 			printf '  %d iods x %d clients: write %7.1f MB/s  read %7.1f MB/s\n' \
 				"$n" "$c" "$wr" "$rd"
 		done
-		stop_fs
+		netns_fs_stop
 	done
 	report "$link"
 }

@@ -301,6 +301,35 @@ static const struct pvfs_field iod_size_rep_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field size_ent_f[] = {
+	PVFS_FSUB(struct pvfs_iod_size_ent, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_ent, rel),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_size_list_req_f[] = {
+	PVFS_FARR(struct pvfs_iod_size_list_req, ents, n, PVFS_SIZELIST_MAX,
+	    struct pvfs_iod_size_ent, size_ent_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field size_item_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_item, status),
+	PVFS_FSUB(struct pvfs_iod_size_item, size, iod_size_rep_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_size_list_rep_f[] = {
+	PVFS_FARR(struct pvfs_iod_size_list_rep, items, n, PVFS_SIZELIST_MAX,
+	    struct pvfs_iod_size_item, size_item_f),
+	PVFS_FEND
+};
+
+/* A full SIZE_LIST request: n, then per pair a capability and rel. */
+_Static_assert(4 + (size_t)PVFS_SIZELIST_MAX *
+    ((8 * 3 + 4 + 8 + 12 + PVFS_MAC_LEN) + 4) <= PVFS_MAX_BODY,
+    "a full SIZE_LIST request fits in one frame");
+
 static const struct pvfs_field iod_statfs_rep_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, bsize),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_statfs_rep, blocks),
@@ -432,6 +461,7 @@ static const struct pvfs_msgdesc iod_msgs[] = {
 	MSG(PVFS_IOD_LIST, iod_list_req_f, struct pvfs_iod_list_req, iod_list_rep_f, struct pvfs_iod_list_rep),
 	MSG(PVFS_IOD_PURGE, iod_purge_req_f, struct pvfs_iod_purge_req, none_f, struct pvfs_none),
 	MSG(PVFS_IOD_HELLO, iod_hello_req_f, struct pvfs_iod_hello_req, iod_hello_rep_f, struct pvfs_iod_hello_rep),
+	MSG(PVFS_IOD_SIZE_LIST, iod_size_list_req_f, struct pvfs_iod_size_list_req, iod_size_list_rep_f, struct pvfs_iod_size_list_rep),
 };
 
 

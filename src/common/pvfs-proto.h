@@ -19,7 +19,7 @@
 #include "pvfs-types.h"
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 7
+#define PVFS_PROTO_VERSION 8
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -84,6 +84,7 @@ enum pvfs_op {
 	PVFS_IOD_LIST,     /* fsck: the stripe files of one subdirectory (ADMIN) */
 	PVFS_IOD_PURGE,    /* fsck: remove an orphan's stripe file (ADMIN) */
 	PVFS_IOD_HELLO,    /* mgr -> iod: label check and the mgr's clock */
+	PVFS_IOD_SIZE_LIST, /* IOD_SIZE of many files at once (readdir-plus) */
 	PVFS_IOD_OP_END,
 };
 
@@ -374,6 +375,26 @@ struct pvfs_iod_size_rep {
 	uint64_t local_size, logical_end;
 	int64_t mtime_ns;
 	uint64_t blocks; /* 512-byte blocks allocated */
+};
+/* SIZE_LIST: IOD_SIZE for up to PVFS_SIZELIST_MAX (cap, rel) pairs, each
+ * checked on its own; the reply has one item per pair, in order, with its
+ * own status (a refused capability fails its item, not the request). */
+#define PVFS_SIZELIST_MAX PVFS_READDIRPLUS_MAX
+struct pvfs_iod_size_ent {
+	struct pvfs_cap cap;
+	uint32_t rel;
+};
+struct pvfs_iod_size_list_req {
+	uint32_t n;
+	struct pvfs_iod_size_ent *ents; /* freed by pvfs_msg_free */
+};
+struct pvfs_iod_size_item {
+	uint32_t status; /* 0 or a positive errno */
+	struct pvfs_iod_size_rep size;
+};
+struct pvfs_iod_size_list_rep {
+	uint32_t n;
+	struct pvfs_iod_size_item *items; /* freed by pvfs_msg_free */
 };
 /* host and dev name the host file system that holds the data directory:
  * iods with equal (host, dev) share one disk, which pvfs-df counts once.

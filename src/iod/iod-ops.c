@@ -287,29 +287,54 @@ iod_op_fsync(struct iod_conn *c, union iod_req *req,
 	return err;
 }
 
+/* What this iod holds of the file cap names, as part rel; a missing
+ * stripe file holds nothing. */
+static int
+iod_size_of(const struct pvfs_cap *cap, uint32_t rel,
+    struct pvfs_iod_size_rep *out)
+{
+	const struct pvfs_dist *d = &cap->dist;
+	struct stat st;
+	int err;
+
+	if ((err = iod_op_cap(cap, 0)) != 0 || (err = iod_op_dist(cap, rel)) != 0)
+		return err;
+	if ((err = -iod_store_stat(cap->ino, cap->gen, &st)) == ENOENT)
+		return 0;
+	if (err != 0)
+		return err;
+	out->local_size = (uint64_t)st.st_size;
+	out->logical_end = st.st_size == 0 ? 0 :
+	    pvfs_stripe_logical_end((uint64_t)st.st_size, d->pcount, d->ssize,
+	    rel);
+	out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+	    st.st_mtim.tv_nsec;
+	out->blocks = (uint64_t)st.st_blocks;
+	return 0;
+}
+
 static int
 iod_op_size(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
-	const struct pvfs_iod_size_req *r = &req->size;
-	const struct pvfs_dist *d = &r->cap.dist;
-	struct stat st;
-	int err;
+	return iod_size_of(&req->size.cap, req->size.rel, &rep->size);
+}
 
-	if ((err = iod_op_cap(&r->cap, 0)) != 0 ||
-	    (err = iod_op_dist(&r->cap, r->rel)) != 0)
-		return err;
-	if ((err = -iod_store_stat(r->cap.ino, r->cap.gen, &st)) == ENOENT)
-		return 0;
-	if (err != 0)
-		return err;
-	rep->size.local_size = (uint64_t)st.st_size;
-	rep->size.logical_end = st.st_size == 0 ? 0 :
-	    pvfs_stripe_logical_end((uint64_t)st.st_size, d->pcount, d->ssize,
-	    r->rel);
-	rep->size.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-	    st.st_mtim.tv_nsec;
-	rep->size.blocks = (uint64_t)st.st_blocks;
+/* Each pair on its own: one refused capability fails its item only. */
+static int
+iod_op_size_list(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
+{
+	static struct pvfs_iod_size_item items[PVFS_SIZELIST_MAX];
+	const struct pvfs_iod_size_list_req *r = &req->size_list;
+	uint32_t i;
+
+	memset(items, 0, r->n * sizeof(items[0]));
+	for (i = 0; i < r->n; i++)
+		items[i].status = (uint32_t)iod_size_of(&r->ents[i].cap,
+		    r->ents[i].rel, &items[i].size);
+	rep->size_list.n = r->n;
+	rep->size_list.items = items;
 	return 0;
 }
 
@@ -363,6 +388,7 @@ static const iod_op_fn iod_op_table[PVFS_IOD_OP_END - PVFS_IOD_PING] = {
 	[PVFS_IOD_LIST - PVFS_IOD_PING] = iod_admin_list,
 	[PVFS_IOD_PURGE - PVFS_IOD_PING] = iod_admin_purge,
 	[PVFS_IOD_HELLO - PVFS_IOD_PING] = iod_label_hello,
+	[PVFS_IOD_SIZE_LIST - PVFS_IOD_PING] = iod_op_size_list,
 };
 
 int
@@ -370,7 +396,8 @@ iod_op_body_alloc(struct iod_conn *c)
 {
 	free(c->lbody);
 	c->lbody = NULL;
-	if (c->hdr.op != PVFS_IOD_READ_LIST && c->hdr.op != PVFS_IOD_WRITE_LIST)
+	if (c->hdr.op != PVFS_IOD_READ_LIST && c->hdr.op != PVFS_IOD_WRITE_LIST &&
+	    c->hdr.op != PVFS_IOD_SIZE_LIST)
 		return -1;
 	if (c->hdr.body_len > IOD_LIST_BODY_MAX)
 		return -1;

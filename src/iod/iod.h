@@ -186,6 +186,7 @@ union iod_req {
 	struct pvfs_iod_list_req list;
 	struct pvfs_iod_purge_req purge;
 	struct pvfs_iod_hello_req hello;
+	struct pvfs_iod_size_list_req size_list;
 	uint8_t pad[256];
 };
 
@@ -198,6 +199,7 @@ union iod_rep {
 	struct pvfs_iod_statfs_rep statfs;
 	struct pvfs_iod_list_rep list;
 	struct pvfs_iod_hello_rep hello;
+	struct pvfs_iod_size_list_rep size_list;
 	uint8_t pad[256];
 };
 
@@ -210,7 +212,8 @@ typedef int (*iod_op_fn)(struct iod_conn *c, union iod_req *req,
 void iod_op_dispatch(struct iod_conn *c);
 /* Log why a capability was refused (PVFS_CAP_*), rate-limited. */
 void iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now);
-/* Room for a body over IOD_BODY_MAX: only LIST requests get it.  0 or -1. */
+/* Room for a body over IOD_BODY_MAX: only LIST requests get it (and
+ * SIZE_LIST).  0 or -1. */
 int iod_op_body_alloc(struct iod_conn *c);
 void iod_op_write_done(struct iod_conn *c);
 

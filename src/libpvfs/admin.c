@@ -39,8 +39,8 @@ admin_recv(int fd, uint8_t *p, size_t len, int64_t deadline)
  * (errno set), -1 for a broken exchange.  The header is checked before the
  * body is read, so that a stray or oversized reply is not waited for;
  * pvfs_conn_reply then judges status and body as pvfs_conn_rpc does. */
-static int
-admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep, int64_t deadline)
+int
+pvfs_admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep, int64_t deadline)
 {
 	uint8_t raw[PVFS_HDR_LEN], inl[ADMIN_BODY_MAX], *body = inl;
 	struct pvfs_hdr h;
@@ -82,7 +82,7 @@ admin_rpc(struct client_fs *fs, struct conn_pool *p, uint16_t op,
 		t0 = pvfs_mono_ns() / 1000;
 		deadline = pvfs_mono_ms() + fs->timeout_ms;
 		if (pvfs_conn_send_all(c->fd, out.data, out.len, deadline) == 0)
-			rc = admin_reply(c->fd, op, reqid, rep, deadline);
+			rc = pvfs_admin_reply(c->fd, op, reqid, rep, deadline);
 		if (rtt_us != NULL)
 			*rtt_us = pvfs_mono_ns() / 1000 - t0;
 	}

@@ -23,6 +23,8 @@ struct pvfs_dir {
 	int plus;               /* read by pvfs_readdir_stat: pbatch, not batch */
 	struct pvfs_mgr_readdir_rep batch;
 	struct pvfs_mgr_readdirplus_rep pbatch;
+	struct pvfs_io_size psize[PVFS_READDIRPLUS_MAX]; /* pbatch's sizes... */
+	uint8_t psize_ok[PVFS_READDIRPLUS_MAX];         /* ...where whole */
 	uint32_t next;          /* index in batch or pbatch */
 	struct dirent de;
 };
@@ -73,6 +75,23 @@ dir_entry(PVFS_DIR *d, uint64_t ino, uint64_t off, uint8_t type,
 	return &d->de;
 }
 
+/* The sizes of the batch's regular files, from one request to each iod;
+ * a file left out (an iod down, a stale capability) is asked alone when
+ * it is read, which says why. */
+static void
+dir_sizes(PVFS_DIR *d)
+{
+	const struct pvfs_cap *caps[PVFS_READDIRPLUS_MAX];
+	uint32_t i;
+
+	for (i = 0; i < d->pbatch.n; i++)
+		caps[i] = S_ISREG(d->pbatch.ents[i].attr.mode) ?
+		    &d->pbatch.ents[i].cap : NULL;
+	if (pvfs_io_size_list(d->fs, caps, d->pbatch.n, d->psize,
+	    d->psize_ok) != 0)
+		memset(d->psize_ok, 0, sizeof(d->psize_ok));
+}
+
 /* Fetch the entries after the cookie (with their attributes for a
  * stream read with pvfs_readdir_stat); 0, or -1 with errno. */
 static int
@@ -96,6 +115,7 @@ dir_fetch(PVFS_DIR *d)
 		d->pbatch = prep;
 		n = prep.n;
 		eof = prep.eof;
+		dir_sizes(d);
 	} else {
 		req.max = PVFS_READDIR_MAX;
 		if (pvfs_conn_rpc(d->fs, PVFS_MGR_READDIR, &req, &rep) != 0)
@@ -156,6 +176,7 @@ dir_next_stat(PVFS_DIR *d, struct stat *st)
 	const struct pvfs_direntplus_wire *e;
 	struct pvfs_mgr_attrcap_rep ac;
 	struct dirent *de;
+	uint32_t i;
 	int saved;
 
 	if (!d->plus && (d->pos > 0 || d->batch.n > 0)) {
@@ -168,12 +189,17 @@ dir_next_stat(PVFS_DIR *d, struct stat *st)
 		if (d->eof || dir_fetch(d) != 0)
 			return NULL;
 	}
-	e = &d->pbatch.ents[d->next++];
+	i = d->next++;
+	e = &d->pbatch.ents[i];
 	d->cookie = e->ent.cookie;
 	de = dir_entry(d, e->ent.ino, e->ent.cookie, e->ent.type, e->ent.name);
 	ac.attr = e->attr;
 	ac.cap = e->cap;
 	saved = errno;
+	if (d->psize_ok[i]) {
+		pvfs_meta_fill(d->fs, &ac, &d->psize[i], st);
+		return de;
+	}
 	if (pvfs_meta_stat_reply(d->fs, &ac, st) != 0) {
 		memset(st, 0, sizeof(*st));
 		return de;

@@ -39,8 +39,8 @@ meta_mtime(const struct pvfs_attr *a, const struct pvfs_io_size *sz)
 	return sz->mtime_ns > a->mtime_set_ns ? sz->mtime_ns : a->mtime_ns;
 }
 
-static void
-meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+void
+pvfs_meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     const struct pvfs_io_size *sz, struct stat *st)
 {
 	const struct pvfs_attr *a = &r->attr;
@@ -83,7 +83,7 @@ pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 		if (pvfs_io_size(&f, &sz) != 0)
 			return -1;
 	}
-	meta_fill(fs, r, &sz, st);
+	pvfs_meta_fill(fs, r, &sz, st);
 	return 0;
 }
 

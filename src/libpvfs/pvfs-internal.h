@@ -138,6 +138,13 @@ mode_t pvfs_client_umask(void);
 /* A stable st_dev for files of fs. */
 dev_t pvfs_client_fs_dev(const struct client_fs *fs, uint64_t fsid);
 
+/* ---- admin.c ---- */
+/* Read and check the reply to (op, reqid) on fd: 0, 1 for a clean error
+ * reply (errno set; the connection stays usable), -1 for a broken
+ * exchange. */
+int pvfs_admin_reply(int fd, uint16_t op, uint32_t reqid, void *rep,
+    int64_t deadline);
+
 /* ---- io.c: the operations on file data (their streams: io-engine.c) ---- */
 /* What the iods need to serve one file.  A refreshed capability is written
  * back into cap (and refreshed set) so the caller can keep it. */
@@ -173,6 +180,12 @@ ssize_t pvfs_io_read_segs(struct io_file *f, const struct pvfs_pattern *seg,
 ssize_t pvfs_io_write_segs(struct io_file *f, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt);
 int pvfs_io_size(struct io_file *f, struct pvfs_io_size *out);
+/* size-list.c: the sizes of n files at once (caps[i] NULL: not a regular
+ * file, skipped).  ok[i] says whether out[i] is whole; a file whose iods
+ * did not all answer is left to pvfs_io_size, which says why.  0, or -1
+ * with errno when nothing could be asked. */
+int pvfs_io_size_list(struct client_fs *fs, const struct pvfs_cap *const *caps,
+    uint32_t n, struct pvfs_io_size *out, uint8_t *ok);
 int pvfs_io_truncate(struct io_file *f, uint64_t length);
 int pvfs_io_fsync(struct io_file *f, int datasync);
 /* Drop the stripes of a file whose cap carries PVFS_R_REMOVE. */
@@ -238,6 +251,9 @@ void pvfs_fdtab_atfork_child(void);
 
 /* ---- meta.c: attributes and name space ---- */
 /* Fill st from a mgr reply, asking the iods for a regular file's size. */
+/* stat of r with a regular file's size already known. */
+void pvfs_meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+    const struct pvfs_io_size *sz, struct stat *st);
 int pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st);
 /* A library setattr as a request (ino and path left zero); -1/EINVAL for

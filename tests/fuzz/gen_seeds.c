@@ -1,7 +1,7 @@
 /* gen_seeds.c - write the seed corpus: one valid frame per opcode and
  * direction, sample pvfstab/iodtab texts, sample patterns, and journal
  * bodies of every record type.
- *   cc -Isrc/common -Isrc/mgr -Iinclude tests/fuzz/gen_seeds.c \
+ *   cc -D_GNU_SOURCE -Isrc -Isrc/common -Isrc/mgr -Iinclude tests/fuzz/gen_seeds.c \
  *       $(ls src/common/*.c | grep -v dconn.c) src/mgr/mgr-record.c \
  *       -o gen_seeds
  *   gen_seeds DIR   (creates DIR/frame, DIR/config, DIR/pattern,
@@ -59,6 +59,12 @@ frame_seeds(const char *dir)
 		.dist = { 0, 4, 65536 } } };
 	struct pvfs_mgr_readdirplus_rep rdplus = { .eof = 1, .n = 1,
 		.ents = &pe };
+	/* SIZE_LIST with one pair, for the shapes. */
+	struct pvfs_iod_size_ent sent = { .cap = pe.cap, .rel = 1 };
+	struct pvfs_iod_size_list_req slreq = { .n = 1, .ents = &sent };
+	struct pvfs_iod_size_item sitem = { .status = 0,
+		.size = { 4096, 65536 * 3 + 4096, 1, 8 } };
+	struct pvfs_iod_size_list_rep slrep = { .n = 1, .items = &sitem };
 	struct pvfs_buf b;
 	char name[64];
 	uint16_t op;
@@ -82,6 +88,8 @@ frame_seeds(const char *dir)
 				msg = &iodst;
 			if (op == PVFS_MGR_READDIRPLUS && reply)
 				msg = &rdplus;
+			if (op == PVFS_IOD_SIZE_LIST)
+				msg = reply ? (const void *)&slrep : &slreq;
 			pvfs_buf_init(&b);
 			if (pvfs_frame_encode(&b, op, 1, reply, 0, msg) == 0) {
 				snprintf(name, sizeof(name), "%s-%s",

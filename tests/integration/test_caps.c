@@ -309,6 +309,45 @@ test_cap_names_one_file(void **state)
 	assert_files_intact();
 }
 
+/* IOD_SIZE_LIST checks each pair's capability on its own: a forged one
+ * fails its item alone, and the good ones answer as IOD_SIZE does. */
+static void
+test_size_list_items_stand_alone(void **state)
+{
+	struct pvfs_iod_size_ent ents[3];
+	struct pvfs_iod_size_list_req req = { .n = 3, .ents = ents };
+	struct pvfs_iod_size_list_rep rep;
+	struct pvfs_mgr_attrcap_rep ra;
+	struct pvfs_hdr h;
+	static uint8_t body[4096];
+	char name[16];
+	int fd;
+
+	raw_open(&c, "/a", PVFS_OF_RDONLY, &ra);
+	memset(ents, 0, sizeof(ents));
+	ents[0].cap = ents[1].cap = ents[2].cap = ra.cap;
+	ents[1].cap.mac[0] ^= 1;
+	snprintf(name, sizeof(name), "iod%u", ra.cap.dist.base % NIODS);
+	fd = raw_connect(&c, name, 5);
+	raw_send_frame(fd, PVFS_IOD_SIZE_LIST, 0, &req);
+	assert_int_equal(raw_status(fd, &h), 0);
+	assert_true(h.body_len <= sizeof(body));
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(pvfs_msg_decode(PVFS_IOD_SIZE_LIST, 1, body, h.body_len,
+	    &rep), 0);
+	assert_int_equal(rep.n, 3);
+	assert_int_equal(rep.items[0].status, 0);
+	assert_int_equal(rep.items[1].status, EACCES);
+	assert_int_equal(rep.items[2].status, 0);
+	/* rel 0 holds the file's first stripe: its end is at least that. */
+	assert_true(rep.items[0].size.logical_end >= SSIZE);
+	assert_int_equal(rep.items[0].size.logical_end,
+	    rep.items[2].size.logical_end);
+	pvfs_msg_free(PVFS_IOD_SIZE_LIST, 1, &rep);
+	close(fd);
+}
+
 /* Each right opens its own requests only.  Rights as the mgr grants them:
  * O_RDONLY (READ|SIZE), stat (SIZE), O_WRONLY (WRITE|SIZE). */
 static void
@@ -484,6 +523,7 @@ main(void)
 		cmocka_unit_test(test_iod_logs_why),
 		cmocka_unit_test(test_cap_names_one_file),
 		cmocka_unit_test(test_weak_caps_are_refused),
+		cmocka_unit_test(test_size_list_items_stand_alone),
 		cmocka_unit_test(test_granted_caps_work),
 		cmocka_unit_test(test_mgr_grants_by_mode),
 		cmocka_unit_test(test_no_reach_by_inode),

@@ -3,4 +3,4 @@ man1_MANS += doc/man/pvfs-ls.1 doc/man/pvfs-cp.1 doc/man/pvfs-rm.1 \
 	doc/man/pvfs-mkdir.1 doc/man/pvfs-rmdir.1 doc/man/pvfs-mv.1 \
 	doc/man/pvfs-stat.1 doc/man/pvfs-ping.1 doc/man/pvfs-df.1 \
 	doc/man/pvfs-chmod.1 doc/man/pvfs-chown.1 doc/man/pvfs-truncate.1 \
-	doc/man/pvfs-fsck.1 doc/man/pvfs-du.1
+	doc/man/pvfs-fsck.1 doc/man/pvfs-du.1 doc/man/pvfs-counters.1

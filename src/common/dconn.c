@@ -89,6 +89,7 @@ dconn_new(struct dconn_server *s, int fd, const struct pvfs_peer_id *id,
 	c->rio.data = c->wio.data = c;
 	TAILQ_INSERT_TAIL(&s->conns, c, entry);
 	s->count++;
+	s->accepted++;
 	if (s->ops->open(c) != 0) {
 		dconn_close(c, DCONN_FAULT, "out of memory");
 		return;

@@ -85,6 +85,7 @@ struct dconn_server {
 	ev_timer sweep;            /* the idle sweep */
 	TAILQ_HEAD(, dconn) conns;
 	unsigned count;
+	uint64_t accepted;         /* connections since start (counters) */
 };
 
 void dconn_server_init(struct dconn_server *s, struct ev_loop *loop,

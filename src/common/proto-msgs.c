@@ -301,6 +301,29 @@ static const struct pvfs_field iod_size_rep_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field opstat_f[] = {
+	PVFS_FLD(PVFS_F_U16, struct pvfs_opstat_wire, op),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_opstat_wire, count),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_opstat_wire, errors),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_opstat_wire, p50_us),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_opstat_wire, p90_us),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_opstat_wire, p99_us),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_opstat_wire, max_us),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_opstat_wire, sum_us),
+	PVFS_FEND
+};
+
+static const struct pvfs_field counters_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_counters_rep, uptime_ms),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_counters_rep, conns_total),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_counters_rep, conns_open),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_counters_rep, bytes_in),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_counters_rep, bytes_out),
+	PVFS_FARR(struct pvfs_counters_rep, ops, n, PVFS_OPSTAT_MAX,
+	    struct pvfs_opstat_wire, opstat_f),
+	PVFS_FEND
+};
+
 static const struct pvfs_field size_ent_f[] = {
 	PVFS_FSUB(struct pvfs_iod_size_ent, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_ent, rel),
@@ -445,6 +468,7 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_AUTH, mgr_auth_req_f, struct pvfs_mgr_auth_req, mgr_auth_rep_f, struct pvfs_mgr_auth_rep),
 	MSG(PVFS_MGR_IODSTATUS, cred_only_f, struct pvfs_mgr_cred_req, mgr_iodstatus_rep_f, struct pvfs_mgr_iodstatus_rep),
 	MSG(PVFS_MGR_READDIRPLUS, mgr_readdir_req_f, struct pvfs_mgr_readdir_req, mgr_readdirplus_rep_f, struct pvfs_mgr_readdirplus_rep),
+	MSG(PVFS_MGR_COUNTERS, none_f, struct pvfs_none, counters_rep_f, struct pvfs_counters_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {
@@ -462,6 +486,7 @@ static const struct pvfs_msgdesc iod_msgs[] = {
 	MSG(PVFS_IOD_PURGE, iod_purge_req_f, struct pvfs_iod_purge_req, none_f, struct pvfs_none),
 	MSG(PVFS_IOD_HELLO, iod_hello_req_f, struct pvfs_iod_hello_req, iod_hello_rep_f, struct pvfs_iod_hello_rep),
 	MSG(PVFS_IOD_SIZE_LIST, iod_size_list_req_f, struct pvfs_iod_size_list_req, iod_size_list_rep_f, struct pvfs_iod_size_list_rep),
+	MSG(PVFS_IOD_COUNTERS, none_f, struct pvfs_none, counters_rep_f, struct pvfs_counters_rep),
 };
 
 

@@ -69,6 +69,7 @@ enum pvfs_op {
 	PVFS_MGR_AUTH,     /* authenticate this TCP connection (doc/security.md) */
 	PVFS_MGR_IODSTATUS, /* the mgr's view of each iod, from its HELLOs */
 	PVFS_MGR_READDIRPLUS, /* READDIR with each entry's attributes and a SIZE capability */
+	PVFS_MGR_COUNTERS, /* the daemon's counters (pvfs-counters) */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -85,6 +86,7 @@ enum pvfs_op {
 	PVFS_IOD_PURGE,    /* fsck: remove an orphan's stripe file (ADMIN) */
 	PVFS_IOD_HELLO,    /* mgr -> iod: label check and the mgr's clock */
 	PVFS_IOD_SIZE_LIST, /* IOD_SIZE of many files at once (readdir-plus) */
+	PVFS_IOD_COUNTERS, /* the daemon's counters (pvfs-counters) */
 	PVFS_IOD_OP_END,
 };
 
@@ -376,6 +378,27 @@ struct pvfs_iod_size_rep {
 	int64_t mtime_ns;
 	uint64_t blocks; /* 512-byte blocks allocated */
 };
+/* MGR_COUNTERS and IOD_COUNTERS (no request body): what the daemon has
+ * counted since it started.  One entry per opcode it has served, with
+ * latencies from the request's arrival to its reply (an iod: to the end
+ * of a READ's stream); PVFS_OPSTAT_EXTRA is the mgr's journal commits
+ * (from a batch's first record to its fsync's end). */
+#define PVFS_OPSTAT_EXTRA 0x01ff
+#define PVFS_OPSTAT_MAX 64
+struct pvfs_opstat_wire {
+	uint16_t op;
+	uint64_t count, errors;
+	uint64_t p50_us, p90_us, p99_us, max_us;
+	uint64_t sum_us;
+};
+struct pvfs_counters_rep {
+	uint64_t uptime_ms;
+	uint64_t conns_total, conns_open;
+	uint64_t bytes_in, bytes_out;
+	uint32_t n;
+	struct pvfs_opstat_wire *ops; /* freed by pvfs_msg_free */
+};
+
 /* SIZE_LIST: IOD_SIZE for up to PVFS_SIZELIST_MAX (cap, rel) pairs, each
  * checked on its own; the reply has one item per pair, in order, with its
  * own status (a refused capability fails its item, not the request). */

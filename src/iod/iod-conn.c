@@ -85,6 +85,7 @@ int
 iod_conn_reply(struct iod_conn *c, int32_t status, const void *msg)
 {
 	c->state = IOD_CONN_SEND_REPLY;
+	c->op_status = status;
 	if (status == 0 && pvfs_frame_encode(&c->out, c->hdr.op, c->hdr.reqid,
 	    1, 0, msg != NULL ? msg : iod_conn_nomsg) == 0)
 		return 0;
@@ -169,9 +170,11 @@ iod_conn_read_hdr(struct iod_conn *c, struct iod_budget *b)
 	if (c->got == 0)
 		c->dc.frame_start = ev_now(iod.loop);
 	c->got += (size_t)n;
+	iod.counters.bytes_in += (uint64_t)n;
 	if (c->got < PVFS_HDR_LEN)
 		return IOD_STEP_NEXT;
 	c->got = 0;
+	c->op_start = pvfs_mono_ns();
 	b->reqs++;
 	c->dc.nreq++;
 	return iod_conn_check_hdr(c);
@@ -188,6 +191,7 @@ iod_conn_read_body(struct iod_conn *c)
 		if (n <= 0)
 			return iod_conn_recv_fail(c, n, "peer closed mid-body");
 		c->got += (size_t)n;
+		iod.counters.bytes_in += (uint64_t)n;
 		if (c->got < c->hdr.body_len)
 			return IOD_STEP_NEXT;
 	}
@@ -225,6 +229,7 @@ iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 		n = recv(c->dc.fd, iod.xbuf + fill, want - fill, 0);
 		if (n > 0) {
 			fill += (uint64_t)n;
+			iod.counters.bytes_in += (uint64_t)n;
 			continue;
 		}
 		rc = iod_conn_recv_fail(c, n, "peer closed mid-stream");
@@ -234,6 +239,14 @@ iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 		iod_xfer_write_flush(x, iod.xbuf, fill);
 	b->bytes += fill;
 	return rc;
+}
+
+/* A request is answered (and its READ stream sent): count it. */
+static void
+iod_conn_op_end(struct iod_conn *c)
+{
+	pvfs_counters_op(&iod.counters, c->hdr.op, c->op_status,
+	    pvfs_mono_ns() - c->op_start);
 }
 
 static int
@@ -252,8 +265,11 @@ iod_conn_send_reply(struct iod_conn *c)
 		if (n == -1)
 			return iod_conn_drop(c, "send", errno);
 		o->off += (size_t)n;
+		iod.counters.bytes_out += (uint64_t)n;
 	}
 	pvfs_buf_reset(o);
+	if (!c->stream_next)
+		iod_conn_op_end(c);
 	if (c->close_after)
 		return IOD_STEP_CLOSE;
 	c->state = c->stream_next ? IOD_CONN_SEND_STREAM : IOD_CONN_READ_HDR;
@@ -304,11 +320,13 @@ iod_conn_send_stream(struct iod_conn *c, struct iod_budget *b)
 			return iod_conn_drop(c, "sendfile", errno);
 		b->bytes += (uint64_t)n;
 		b->calls++;
+		iod.counters.bytes_out += (uint64_t)n;
 		x->run_local += (uint64_t)n;
 		x->run_left -= (uint64_t)n;
 		x->left -= (uint64_t)n;
 	}
 	iod_xfer_end(x);
+	iod_conn_op_end(c);
 	c->state = IOD_CONN_READ_HDR;
 	return IOD_STEP_NEXT;
 }

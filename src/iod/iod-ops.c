@@ -374,6 +374,19 @@ iod_op_ping(struct iod_conn *c, union iod_req *req,
 	return 0;
 }
 
+/* Counts of requests by kind reveal nothing of anyone's files: no
+ * capability needed (as for PING). */
+static int
+iod_op_counters(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep)
+{
+	static struct pvfs_opstat_wire ops[PVFS_OPSTAT_MAX];
+
+	pvfs_counters_reply(&iod.counters, iod.srv.accepted, iod.srv.count,
+	    &rep->counters, ops);
+	return 0;
+}
+
 static const iod_op_fn iod_op_table[PVFS_IOD_OP_END - PVFS_IOD_PING] = {
 	[PVFS_IOD_PING - PVFS_IOD_PING] = iod_op_ping,
 	[PVFS_IOD_READ - PVFS_IOD_PING] = iod_op_rw,
@@ -389,6 +402,7 @@ static const iod_op_fn iod_op_table[PVFS_IOD_OP_END - PVFS_IOD_PING] = {
 	[PVFS_IOD_PURGE - PVFS_IOD_PING] = iod_admin_purge,
 	[PVFS_IOD_HELLO - PVFS_IOD_PING] = iod_label_hello,
 	[PVFS_IOD_SIZE_LIST - PVFS_IOD_PING] = iod_op_size_list,
+	[PVFS_IOD_COUNTERS - PVFS_IOD_PING] = iod_op_counters,
 };
 
 int

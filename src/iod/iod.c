@@ -344,6 +344,7 @@ main(int argc, char **argv)
 	port = iod_prepare();
 	iod_daemonize();
 	iod.start_ms = pvfs_mono_ms();
+	pvfs_counters_init(&iod.counters, PVFS_IOD_PING, PVFS_IOD_OP_END);
 	iod_loop_init();
 	iod_publish(port);
 	ev_run(iod.loop, 0);

@@ -21,6 +21,7 @@
 #include "common.h"
 #include "pvfs-proto.h"
 #include "dconn.h"
+#include "counters.h"
 
 #define IOD_DEFAULT_DATADIR PVFS_DEFAULT_DATADIR
 #define IOD_DEFAULT_KEYFILE PVFS_DEFAULT_KEYFILE
@@ -64,6 +65,7 @@ struct iod {
 	unsigned max_conns;    /* per peer (peer-limit.c) */
 	int lfd, ufd;          /* the listeners (ufd -1: none), until served */
 	struct dconn_server srv; /* connections (dconn.c) */
+	struct pvfs_counters counters; /* IOD_COUNTERS */
 	uint8_t *xbuf;         /* the shared WRITE buffer, IOD_XFER_BUF bytes */
 
 	uint64_t want_fsid;    /* --fsid: the label must say it; 0: any */
@@ -155,6 +157,8 @@ struct iod_conn {
 	int close_after;          /* after the reply: close (bad frame) */
 	const char *why;          /* why the connection closes */
 	int close_err;            /* dconn_close's err for why */
+	int64_t op_start;         /* when the request arrived (counters) */
+	int op_status;            /* its reply's status */
 	struct iod_xfer xfer;
 };
 /* Serve connections on the listeners iod_prepare opened. */
@@ -200,6 +204,7 @@ union iod_rep {
 	struct pvfs_iod_list_rep list;
 	struct pvfs_iod_hello_rep hello;
 	struct pvfs_iod_size_list_rep size_list;
+	struct pvfs_counters_rep counters;
 	uint8_t pad[256];
 };
 

@@ -1,6 +1,7 @@
 /*
  * admin.c - what the shell tools ask of single daemons: what each iod holds
- * of a file, a ping with its round-trip time, one iod's statfs.  The I/O
+ * of a file, a ping with its round-trip time, one iod's statfs, a daemon's
+ * counters.  The I/O
  * engine (io.c) talks to a file's iods as a group and sums their answers;
  * a tool wants each daemon's own answer, one blocking exchange at a time.
  */
@@ -189,6 +190,54 @@ admin_iod_statfs(struct client_fs *fs, uint32_t i,
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_STATFS, &req, rep, NULL);
 }
 
+/* A daemon's counters: the mgr (i == UINT32_MAX) or iod i. */
+static int
+admin_counters(struct client_fs *fs, uint32_t i, struct pvfs_counters_info *out)
+{
+	struct pvfs_none req = { 0 };
+	struct pvfs_counters_rep rep;
+	uint32_t k;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&rep, 0, sizeof(rep));
+	if (i == UINT32_MAX)
+		rc = admin_rpc(fs, &fs->mgr, PVFS_MGR_COUNTERS, &req, &rep, NULL);
+	else if ((rc = admin_iod_check(fs, i)) == 0)
+		rc = admin_rpc(fs, &fs->iods[i], PVFS_IOD_COUNTERS, &req, &rep,
+		    NULL);
+	if (rc != 0)
+		return -1;
+	out->uptime_ms = rep.uptime_ms;
+	out->conns_total = rep.conns_total;
+	out->conns_open = rep.conns_open;
+	out->bytes_in = rep.bytes_in;
+	out->bytes_out = rep.bytes_out;
+	if (rep.n > 0 && (out->ops = calloc(rep.n, sizeof(*out->ops))) == NULL) {
+		pvfs_msg_free(i == UINT32_MAX ? PVFS_MGR_COUNTERS :
+		    PVFS_IOD_COUNTERS, 1, &rep);
+		return -1;
+	}
+	for (k = 0; k < rep.n; k++) {
+		const struct pvfs_opstat_wire *w = &rep.ops[k];
+		struct pvfs_op_counters *o = &out->ops[out->nops++];
+
+		snprintf(o->name, sizeof(o->name), "%s",
+		    w->op == PVFS_OPSTAT_EXTRA ? "JOURNAL_COMMIT" :
+		    pvfs_op_name(w->op));
+		o->count = w->count;
+		o->errors = w->errors;
+		o->p50_us = w->p50_us;
+		o->p90_us = w->p90_us;
+		o->p99_us = w->p99_us;
+		o->max_us = w->max_us;
+		o->sum_us = w->sum_us;
+	}
+	pvfs_msg_free(i == UINT32_MAX ? PVFS_MGR_COUNTERS : PVFS_IOD_COUNTERS, 1,
+	    &rep);
+	return 0;
+}
+
 int
 pvfs_admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,
     struct pvfs_mgr_inolist_rep *rep)
@@ -340,6 +389,31 @@ pvfs_admin_iod_ping(struct pvfs_admin *a, uint32_t i, struct pvfs_ping_info *p)
 	p->version = rep.version;
 	p->uptime_s = rep.uptime_s;
 	return 0;
+}
+
+int
+pvfs_admin_mgr_counters(struct pvfs_admin *a, struct pvfs_counters_info *c)
+{
+	return admin_counters(a->fs, UINT32_MAX, c);
+}
+
+int
+pvfs_admin_iod_counters(struct pvfs_admin *a, uint32_t i,
+    struct pvfs_counters_info *c)
+{
+	if (i == UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	return admin_counters(a->fs, i, c);
+}
+
+void
+pvfs_admin_counters_free(struct pvfs_counters_info *c)
+{
+	free(c->ops);
+	c->ops = NULL;
+	c->nops = 0;
 }
 
 int

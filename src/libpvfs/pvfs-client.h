@@ -168,6 +168,24 @@ struct pvfs_admin_iodstat {
 	char why[128];               /* the last failure, "" if none */
 };
 
+/* What a daemon has counted since it started (pvfs-counters): per kind of
+ * request, how many, how many failed, and latency percentiles (each the
+ * upper edge of a histogram bucket at most 19% wide, so an estimate from
+ * above); JOURNAL_COMMIT is the mgr's group commits (write + fdatasync). */
+struct pvfs_op_counters {
+	char name[32];               /* "MGR_OPEN", "IOD_READ", ... */
+	uint64_t count, errors;
+	uint64_t p50_us, p90_us, p99_us, max_us;
+	uint64_t sum_us;             /* of every latency */
+};
+struct pvfs_counters_info {
+	uint64_t uptime_ms;
+	uint64_t conns_total, conns_open;
+	uint64_t bytes_in, bytes_out;
+	uint32_t nops;
+	struct pvfs_op_counters *ops; /* malloc'd: pvfs_admin_counters_free */
+};
+
 /* One file system, as the tools see it: the mgr, each iod, and for
  * pvfs-fsck an ADMIN capability renewed when it expires. */
 struct pvfs_admin;
@@ -202,6 +220,10 @@ int pvfs_admin_iod_ping(struct pvfs_admin *a, uint32_t i,
 int pvfs_admin_iod_space(struct pvfs_admin *a, uint32_t i,
     struct pvfs_space_info *s);
 int pvfs_admin_mgr_inodes(struct pvfs_admin *a, struct pvfs_inode_info *s);
+int pvfs_admin_mgr_counters(struct pvfs_admin *a, struct pvfs_counters_info *c);
+int pvfs_admin_iod_counters(struct pvfs_admin *a, uint32_t i,
+    struct pvfs_counters_info *c);
+void pvfs_admin_counters_free(struct pvfs_counters_info *c);
 /* The mgr's view of every iod: a malloc'd array in *v, its length in *n. */
 int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
     uint32_t *n);

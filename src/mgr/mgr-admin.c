@@ -1,8 +1,9 @@
 /*
- * mgr-admin.c - MGR_INOLIST, what pvfs-fsck asks of the mgr: which inode
- * numbers are live files, with each one's identity (gen) and distribution,
- * and the ADMIN capability that lets it list and purge stripe files on
- * iods.
+ * mgr-admin.c - what the administrator's tools ask of the mgr: MGR_INOLIST
+ * for pvfs-fsck (which inode numbers are live files, with each one's
+ * identity (gen) and distribution, and the ADMIN capability that lets it
+ * list and purge stripe files on iods), and MGR_COUNTERS for
+ * pvfs-counters.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,6 +12,9 @@
 #include "mgr.h"
 
 static struct pvfs_ino_wire admin_inos[PVFS_INOLIST_SPAN];
+static struct pvfs_opstat_wire admin_opstats[PVFS_OPSTAT_MAX];
+
+struct pvfs_counters mgr_counters;
 
 /* Root, or whoever runs the mgr (pvfs-local runs unprivileged and its
  * user owns every byte anyway).  Squashed root is neither, and nor is an
@@ -52,5 +56,17 @@ mgr_admin_inolist(struct mgr_conn *c, void *rq, void *rp)
 		admin_inos[rep->n].gen = in->gen;
 		admin_inos[rep->n++].dist = in->dist;
 	}
+	return 0;
+}
+
+/* Counts of requests by kind reveal nothing of anyone's files: any
+ * client may ask (as it may ping). */
+int
+mgr_admin_counters(struct mgr_conn *c, void *req, void *rep)
+{
+	uint64_t total, open;
+
+	mgr_conn_counts(&total, &open);
+	pvfs_counters_reply(&mgr_counters, total, open, rep, admin_opstats);
 	return 0;
 }

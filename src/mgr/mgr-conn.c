@@ -115,6 +115,7 @@ mgr_conn_send(struct mgr_conn *c)
 			return -1;
 		}
 		c->out.off += (size_t)w;
+		mgr_counters.bytes_out += (uint64_t)w;
 		/* Replies released by a commit count as activity too. */
 		c->dc.last_io = ev_now(mgr.loop);
 	}
@@ -323,6 +324,7 @@ mgr_conn_fill(struct mgr_conn *c)
 		return -1;
 	}
 	c->in_len += (size_t)r;
+	mgr_counters.bytes_in += (uint64_t)r;
 	return 0;
 }
 
@@ -414,4 +416,11 @@ mgr_conn_close_all(void)
 {
 	ev_idle_stop(mgr.loop, &conn_idle);
 	dconn_server_stop(&conn_srv, "shutting down");
+}
+
+void
+mgr_conn_counts(uint64_t *total, uint64_t *open)
+{
+	*total = conn_srv.accepted;
+	*open = conn_srv.count;
 }

@@ -522,13 +522,17 @@ later:
 void
 mgr_journal_commit(void)
 {
+	int64_t t0;
+
 	if (jr_pending.nrec == 0)
 		return;
+	t0 = pvfs_mono_ns();
 	mgr_batch_seal(&jr_pending, jr_seq + 1, jr_salt);
 	if (pvfs_write_all(jr_fd, jr_pending.buf.data, jr_pending.buf.len) != 0)
 		pvfs_fatal("journal write: %s", strerror(errno));
 	if (fdatasync(jr_fd) != 0)
 		pvfs_fatal("journal fdatasync: %s", strerror(errno));
+	pvfs_counters_extra(&mgr_counters, 0, pvfs_mono_ns() - t0);
 	jr_seq++;
 	jr_size += jr_pending.buf.len;
 	mgr_batch_reset(&jr_pending);

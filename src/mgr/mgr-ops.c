@@ -44,6 +44,7 @@ static union {
 	struct pvfs_mgr_inolist_rep inolist;
 	struct pvfs_mgr_auth_rep auth;
 	struct pvfs_mgr_iodstatus_rep iodstatus;
+	struct pvfs_counters_rep counters;
 } op_rep;
 
 #define OP_DES_MAX (PVFS_READDIR_MAX > PVFS_READDIRPLUS_MAX ? \
@@ -729,6 +730,7 @@ static const struct {
 	OP_ANON(PVFS_MGR_AUTH, mgr_auth_op),
 	OP(PVFS_MGR_IODSTATUS, mgr_iods_status, struct pvfs_mgr_cred_req),
 	OP(PVFS_MGR_READDIRPLUS, mgr_op_readdirplus, struct pvfs_mgr_readdir_req),
+	OP_ANON(PVFS_MGR_COUNTERS, mgr_admin_counters),
 };
 
 void
@@ -752,6 +754,7 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 {
 	uint16_t op = h->op;
 	struct pvfs_cred *cr;
+	int64_t t0 = pvfs_mono_ns();
 	size_t off;
 	int status;
 
@@ -778,6 +781,7 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 	if (status == 0)
 		status = op_table[op - PVFS_MGR_PING].fn(c, &op_req, &op_rep);
 	mgr_conn_reply(c, op, h->reqid, status, &op_rep);
+	pvfs_counters_op(&mgr_counters, op, status, pvfs_mono_ns() - t0);
 	pvfs_msg_free(op, 0, &op_req);
 	pvfs_log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);
 	return 0;

@@ -429,6 +429,7 @@ main(int argc, char **argv)
 	mgr_load_key();
 	mgr_load_iodtab();
 	mgr_op_init();
+	pvfs_counters_init(&mgr_counters, PVFS_MGR_PING, PVFS_MGR_OP_END);
 	mgr_auth_init();
 	pvfs_peer_limit_init(opt.max_conns, nofile);
 	mgr_journal_open(mgr.metadir);

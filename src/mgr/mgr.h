@@ -12,6 +12,7 @@
 #include "common.h"
 #include "pvfs-proto.h"
 #include "dconn.h"
+#include "counters.h"
 
 /* ---- mgr-server.c: the daemon's settings (mgr.c: options, start-up,
  * the loop) ---- */
@@ -84,6 +85,11 @@ typedef int (*mgr_op_fn)(struct mgr_conn *c, void *req, void *rep);
 int mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
     const uint8_t *body);
 void mgr_op_init(void);
+/* What the mgr has counted (MGR_COUNTERS); the journal counts its commits
+ * in the extra slot. */
+extern struct pvfs_counters mgr_counters;
+/* MGR_COUNTERS: the connection figures come from mgr-conn.c. */
+void mgr_conn_counts(uint64_t *total, uint64_t *open);
 
 /* ---- mgr-auth.c: who a connection's requests come from ---- */
 enum { MGR_AUTH_NONE, MGR_AUTH_PEER, MGR_AUTH_MUNGE };
@@ -114,8 +120,9 @@ void mgr_iods_stop(void);
 /* MGR_IODSTATUS: the per-iod view the HELLOs built. */
 int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
-/* ---- mgr-admin.c: what pvfs-fsck asks ---- */
+/* ---- mgr-admin.c: what pvfs-fsck and pvfs-counters ask ---- */
 int mgr_admin_inolist(struct mgr_conn *c, void *req, void *rep);
+int mgr_admin_counters(struct mgr_conn *c, void *req, void *rep);
 
 /* ---- mgr-ns.c: the in-memory name space ---- */
 struct mgr_inode;

@@ -3,7 +3,7 @@
 # shared tools-common.c and tools-copy.c.
 PVFS_TOOLS = pvfs-ls pvfs-cp pvfs-rm pvfs-mkdir pvfs-rmdir pvfs-mv \
 	pvfs-stat pvfs-ping pvfs-df pvfs-chmod pvfs-chown pvfs-truncate \
-	pvfs-fsck pvfs-du
+	pvfs-fsck pvfs-du pvfs-counters
 bin_PROGRAMS += $(PVFS_TOOLS) pvfs-bench
 bin_SCRIPTS += pvfs-local
 noinst_LTLIBRARIES += libpvfs-tools.la
@@ -38,6 +38,8 @@ pvfs_fsck_SOURCES = src/tools/pvfs-fsck.c
 pvfs_fsck_LDADD = $(TOOLS_LIBS)
 pvfs_du_SOURCES = src/tools/pvfs-du.c
 pvfs_du_LDADD = $(TOOLS_LIBS)
+pvfs_counters_SOURCES = src/tools/pvfs-counters.c
+pvfs_counters_LDADD = $(TOOLS_LIBS)
 
 # pvfs-bench prints figures (make bench); bench-smoke.sh runs it tiny in
 # make check.

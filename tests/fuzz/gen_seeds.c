@@ -65,6 +65,12 @@ frame_seeds(const char *dir)
 	struct pvfs_iod_size_item sitem = { .status = 0,
 		.size = { 4096, 65536 * 3 + 4096, 1, 8 } };
 	struct pvfs_iod_size_list_rep slrep = { .n = 1, .items = &sitem };
+	/* COUNTERS with one request kind, for the shapes. */
+	struct pvfs_opstat_wire os = { PVFS_MGR_OPEN, 10, 1, 14, 28, 56, 910,
+		300 };
+	struct pvfs_counters_rep ctr = { .uptime_ms = 1000, .conns_total = 3,
+		.conns_open = 1, .bytes_in = 100, .bytes_out = 200, .n = 1,
+		.ops = &os };
 	struct pvfs_buf b;
 	char name[64];
 	uint16_t op;
@@ -88,6 +94,9 @@ frame_seeds(const char *dir)
 				msg = &iodst;
 			if (op == PVFS_MGR_READDIRPLUS && reply)
 				msg = &rdplus;
+			if ((op == PVFS_MGR_COUNTERS || op == PVFS_IOD_COUNTERS) &&
+			    reply)
+				msg = &ctr;
 			if (op == PVFS_IOD_SIZE_LIST)
 				msg = reply ? (const void *)&slrep : &slreq;
 			pvfs_buf_init(&b);

@@ -6,7 +6,7 @@
 start_cluster
 version=$(sed -n 's/^#define PVFS_VERSION_STRING "\(.*\)"/\1/p' "${PVFS_SRCDIR:-.}/include/pvfs.h")
 
-for t in ls cp rm mkdir rmdir mv stat ping df du chmod chown truncate; do
+for t in ls cp rm mkdir rmdir mv stat ping df du chmod chown truncate counters; do
 	p=pvfs-$t
 	check_grep "$p --help" "^Usage: $p " $p --help
 	check_quiet "$p --help: nothing on stderr" sh -c "$p --help >/dev/null"

@@ -188,6 +188,7 @@ struct pvfs_file {
 	uint64_t ino;
 	uint32_t mode;            /* S_IFMT and permission bits at open */
 	int flags;                /* host O_* flags */
+	int privs_done;           /* set-id bits reported after a write (atomic) */
 	int refs;                 /* owners (atomic) */
 	pthread_mutex_t cap_lock;
 	struct pvfs_cap cap;

@@ -571,7 +571,7 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 	}
 	if (r->type == MGR_REC_MKNOD) {
 		in->rdev = r->rdev;
-		in->mset_ns = r->mtime_ns;
+		in->mset_ns = r->mset_ns;
 	}
 	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0) {
 		mgr_ns_inode_free(in);

@@ -597,7 +597,7 @@ mgr_op_mknod(struct mgr_conn *c, void *rq, void *rp)
 	r.rdev = fmt == S_IFCHR || fmt == S_IFBLK ? q->rdev : 0;
 	r.uid = q->cred.uid;
 	r.gid = mgr_op_new_gid(&q->cred, p.dir);
-	r.atime_ns = r.mtime_ns = r.ctime_ns = now;
+	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
 	mgr_journal_log(&r);
 	return mgr_op_attrcap(mgr_ns_get(r.ino), PVFS_R_SIZE, rp);
 }

@@ -72,7 +72,7 @@ static const struct pvfs_field rec_setattr_f[] = {
 static const struct pvfs_field rec_mknod_f[] = {
 	REC_U64(parent), REC_U64(ino), REC_U64(cookie), REC_U32(mode),
 	REC_U64(rdev), REC_U32(uid), REC_U32(gid), REC_U64(atime_ns),
-	REC_U64(mtime_ns), REC_U64(ctime_ns), REC_U64(time),
+	REC_U64(mtime_ns), REC_U64(ctime_ns), REC_U64(mset_ns), REC_U64(time),
 	REC_NAME(name, namelen), PVFS_FEND
 };
 

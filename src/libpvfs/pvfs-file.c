@@ -429,14 +429,21 @@ pfile_modified(struct pvfs_file *f, uint32_t flags)
 {
 	struct pvfs_mgr_modified_req req;
 	struct pvfs_mgr_attrcap_rep rep;
+	struct io_file io;
+	int rc;
 
 	memset(&req, 0, sizeof(req));
 	pvfs_client_cred(&req.cred);
 	req.flags = flags;
-	pthread_mutex_lock(&f->cap_lock);
-	req.cap = f->cap;
-	pthread_mutex_unlock(&f->cap_lock);
-	if (pvfs_conn_rpc(f->fs, PVFS_MGR_MODIFIED, &req, &rep) != 0)
+	pvfs_file_io(f, &io);
+	req.cap = io.cap;
+	rc = pvfs_conn_rpc(f->fs, PVFS_MGR_MODIFIED, &req, &rep);
+	if (rc != 0 && errno == EKEYEXPIRED && pvfs_io_refresh(&io) == 0) {
+		pvfs_file_io_done(f, &io);
+		req.cap = io.cap;
+		rc = pvfs_conn_rpc(f->fs, PVFS_MGR_MODIFIED, &req, &rep);
+	}
+	if (rc != 0)
 		return -1;
 	__atomic_store_n(&f->mode, rep.attr.mode, __ATOMIC_RELAXED);
 	return 0;

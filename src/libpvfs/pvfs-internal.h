@@ -174,6 +174,8 @@ ssize_t pvfs_io_write_segs(struct io_file *f, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt);
 int pvfs_io_size(struct io_file *f, struct pvfs_io_size *out);
 int pvfs_io_truncate(struct io_file *f, uint64_t length);
+/* A fresh capability for f from the mgr (GETATTR with f's rights). */
+int pvfs_io_refresh(struct io_file *f);
 int pvfs_io_fsync(struct io_file *f, int datasync);
 /* Drop the stripes of a file whose cap carries PVFS_R_REMOVE. */
 int pvfs_io_remove(struct client_fs *fs, const struct pvfs_cap *cap);

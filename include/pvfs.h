@@ -85,6 +85,11 @@ int pvfs_unlink(const char *path);
 int pvfs_rename(const char *oldpath, const char *newpath);
 int pvfs_mkdir(const char *path, mode_t mode);
 int pvfs_rmdir(const char *path);
+/* FIFOs, sockets and (for root) device nodes are names here; their I/O
+ * is the local kernel's (doc/api.md): pvfs_open of one fails (ENXIO for
+ * a FIFO or socket, EACCES for a device, as on a nodev mount). */
+int pvfs_mknod(const char *path, mode_t mode, dev_t dev);
+int pvfs_mkfifo(const char *path, mode_t mode);
 PVFS_DIR *pvfs_opendir(const char *path);
 struct dirent *pvfs_readdir(PVFS_DIR *dir);
 void pvfs_rewinddir(PVFS_DIR *dir);

@@ -32,6 +32,7 @@ static const struct pvfs_field attr_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, ctime_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, mtime_set_ns),
 	PVFS_FSUB(struct pvfs_attr, dist, dist_f),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, rdev),
 	PVFS_FEND
 };
 
@@ -446,6 +447,21 @@ static const struct pvfs_field iod_hello_rep_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field mgr_mknod_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_mknod_req, cred),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_mknod_req, mode),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_mknod_req, rdev),
+	PVFS_FSTR(struct pvfs_mgr_mknod_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_modified_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_modified_req, cred),
+	PVFS_FSUB(struct pvfs_mgr_modified_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_modified_req, flags),
+	PVFS_FEND
+};
+
 #define MSG(op, req, reqt, rep, rept) \
 	{ op, &(#op)[5], req, sizeof(reqt), rep, sizeof(rept) } /* skip "PVFS_" */
 
@@ -469,6 +485,8 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_IODSTATUS, cred_only_f, struct pvfs_mgr_cred_req, mgr_iodstatus_rep_f, struct pvfs_mgr_iodstatus_rep),
 	MSG(PVFS_MGR_READDIRPLUS, mgr_readdir_req_f, struct pvfs_mgr_readdir_req, mgr_readdirplus_rep_f, struct pvfs_mgr_readdirplus_rep),
 	MSG(PVFS_MGR_COUNTERS, none_f, struct pvfs_none, counters_rep_f, struct pvfs_counters_rep),
+	MSG(PVFS_MGR_MKNOD, mgr_mknod_req_f, struct pvfs_mgr_mknod_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_MODIFIED, mgr_modified_req_f, struct pvfs_mgr_modified_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

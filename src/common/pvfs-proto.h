@@ -70,6 +70,8 @@ enum pvfs_op {
 	PVFS_MGR_IODSTATUS, /* the mgr's view of each iod, from its HELLOs */
 	PVFS_MGR_READDIRPLUS, /* READDIR with each entry's attributes and a SIZE capability */
 	PVFS_MGR_COUNTERS, /* the daemon's counters (pvfs-counters) */
+	PVFS_MGR_MKNOD,    /* a FIFO, socket or device node (no data on the iods) */
+	PVFS_MGR_MODIFIED, /* a writer's report: set-id bits cleared, truncate's times */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -120,7 +122,10 @@ enum pvfs_op {
 #define PVFS_SA_MTIME 0x10u     /* set mtime to mtime_ns */
 #define PVFS_SA_ATIME_NOW 0x20u
 #define PVFS_SA_MTIME_NOW 0x40u
-#define PVFS_SA_ALL 0x7fu
+/* A chown (even to -1, -1): ctime, and set-id bits cleared as Linux's
+ * chown clears them. */
+#define PVFS_SA_CHOWN 0x80u
+#define PVFS_SA_ALL 0xffu
 
 struct pvfs_attr {
 	uint64_t ino;
@@ -131,6 +136,7 @@ struct pvfs_attr {
 	 * modified after this moment carry the file's real mtime. */
 	int64_t mtime_set_ns;
 	struct pvfs_dist dist; /* zero for directories */
+	uint64_t rdev; /* device nodes: Linux's encoding of major, minor; else 0 */
 };
 
 /* Issued by the mgr, verified by each iod: mac = HMAC-SHA256(secret, all
@@ -206,6 +212,29 @@ struct pvfs_mgr_mode_req { /* MKDIR (mode), ACCESS (R_OK|W_OK|X_OK) */
 	struct pvfs_cred cred;
 	uint32_t mode;
 	char path[PVFS_PATH_MAX + 1];
+};
+/* MKNOD: mode holds the type (S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK, as
+ * Linux numbers them) and the permission bits; rdev the device number of
+ * a device node (Linux's encoding, 0 for the others).  Device nodes need
+ * uid 0.  Reply: the new node's attributes. */
+struct pvfs_mgr_mknod_req {
+	struct pvfs_cred cred;
+	uint32_t mode;
+	uint64_t rdev;
+	char path[PVFS_PATH_MAX + 1];
+};
+/* MODIFIED: a client with a WRITE capability for the file wrote to it or
+ * truncated it (data that never passes the mgr).  The mgr clears set-id
+ * bits as Linux's file_remove_privs does for cred (not for uid 0), and
+ * with PVFS_MOD_TRUNCATE sets mtime and ctime to now.  The capability,
+ * not the mode, is the permission: a descriptor open for writing may
+ * write whatever the mode says now.  Reply: the new attributes. */
+#define PVFS_MOD_TRUNCATE 0x1u
+#define PVFS_MOD_ALL 0x1u
+struct pvfs_mgr_modified_req {
+	struct pvfs_cred cred;
+	struct pvfs_cap cap;
+	uint32_t flags; /* PVFS_MOD_* */
 };
 struct pvfs_mgr_rename_req {
 	struct pvfs_cred cred;

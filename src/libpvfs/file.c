@@ -149,6 +149,12 @@ file_open_path(const char *path, int flags, mode_t mode,
 	f = pvfs_file_open(path, flags, mode & ~pvfs_client_umask(), meta);
 	if (f == NULL)
 		return -1;
+	if (S_ISFIFO(f->mode)) {
+		/* A FIFO's I/O is a kernel's: the shim opens a local one. */
+		pvfs_file_close(f);
+		errno = ENXIO;
+		return -1;
+	}
 	if ((d = calloc(1, sizeof(*d))) == NULL) {
 		pvfs_file_close(f);
 		errno = ENOMEM;

@@ -126,9 +126,10 @@ io_check_file(struct io_file *f)
 	return 0;
 }
 
-/* A new capability for f, after an iod found its one expired. */
-static int
-io_refresh(struct io_file *f)
+/* A new capability for f, after an iod (or the mgr) found its one
+ * expired. */
+int
+pvfs_io_refresh(struct io_file *f)
 {
 	struct pvfs_mgr_getattr_req req;
 	struct pvfs_mgr_attrcap_rep rep;
@@ -186,7 +187,7 @@ io_op_run(struct io_op *op)
 		if (retry == IO_RETRY_KEY && op->f == NULL)
 			return rc;
 		pvfs_io_engine_free(&op->e);
-		if (retry == IO_RETRY_KEY && io_refresh(op->f) != 0)
+		if (retry == IO_RETRY_KEY && pvfs_io_refresh(op->f) != 0)
 			return -1;
 	}
 }

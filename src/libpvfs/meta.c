@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -39,6 +40,16 @@ meta_mtime(const struct pvfs_attr *a, const struct pvfs_io_size *sz)
 	return sz->mtime_ns > a->mtime_set_ns ? sz->mtime_ns : a->mtime_ns;
 }
 
+/* ctime follows data writes the way mtime does: a write reaches only
+ * the iods, and on Linux it sets both.  Whichever is later wins, so
+ * utimes to an old mtime still shows its own ctime. */
+static int64_t
+meta_ctime(const struct pvfs_attr *a, const struct pvfs_io_size *sz)
+{
+	return sz->mtime_ns > a->mtime_set_ns && sz->mtime_ns > a->ctime_ns ?
+	    sz->mtime_ns : a->ctime_ns;
+}
+
 void
 pvfs_meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     const struct pvfs_io_size *sz, struct stat *st)
@@ -54,7 +65,8 @@ pvfs_meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	st->st_gid = (gid_t)a->gid;
 	st->st_atim = meta_ts(a->atime_ns);
 	st->st_mtim = meta_ts(meta_mtime(a, sz));
-	st->st_ctim = meta_ts(a->ctime_ns);
+	st->st_ctim = meta_ts(meta_ctime(a, sz));
+	st->st_rdev = (dev_t)a->rdev;
 	if (S_ISREG(a->mode)) {
 		st->st_size = (off_t)sz->size;
 		st->st_blocks = (blkcnt_t)sz->blocks;
@@ -122,6 +134,22 @@ pvfs_stat(const char *path, struct stat *st)
 	return pvfs_meta_stat_reply(fs, &rep, st);
 }
 
+/* What path names, as the shim names local stand-ins for FIFOs and
+ * sockets: its file system's id, its inode and its mode. */
+int
+pvfs_path_ident(const char *path, uint64_t *fsid, uint64_t *ino, mode_t *mode)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (meta_path_rpc(path, PVFS_MGR_STAT, &fs, &rep) != 0)
+		return -1;
+	*fsid = rep.cap.fsid;
+	*ino = rep.attr.ino;
+	*mode = (mode_t)rep.attr.mode;
+	return 0;
+}
+
 /* There are no symbolic links in PVFS. */
 int
 pvfs_lstat(const char *path, struct stat *st)
@@ -183,6 +211,7 @@ pvfs_meta_setattr_req(const struct pvfs_setattr *sa, struct pvfs_mgr_setattr_req
 		{ PVFS_SET_MTIME, PVFS_SA_MTIME },
 		{ PVFS_SET_ATIME_NOW, PVFS_SA_ATIME_NOW },
 		{ PVFS_SET_MTIME_NOW, PVFS_SA_MTIME_NOW },
+		{ PVFS_SET_CHOWN, PVFS_SA_CHOWN },
 	};
 	size_t i;
 
@@ -258,6 +287,7 @@ meta_chown(const char *path, int fd, uid_t owner, gid_t group)
 	struct pvfs_setattr sa;
 
 	memset(&sa, 0, sizeof(sa));
+	sa.mask = PVFS_SET_CHOWN;
 	if (owner != (uid_t)-1) {
 		sa.mask |= PVFS_SET_UID;
 		sa.uid = owner;
@@ -426,6 +456,44 @@ int
 pvfs_mkdir(const char *path, mode_t mode)
 {
 	return pvfs_path_mkdir(path, mode & ~pvfs_client_umask());
+}
+
+/* A regular file by mknod is a create; the rest is the mgr's.  The
+ * mode is taken as given. */
+int
+pvfs_path_mknod(const char *path, mode_t mode, dev_t dev)
+{
+	struct pvfs_mgr_mknod_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+	struct pvfs_file *f;
+	mode_t fmt = mode & S_IFMT;
+
+	if (fmt == 0 || fmt == S_IFREG) {
+		if ((f = pvfs_file_open(path, O_CREAT | O_EXCL | O_RDONLY,
+		    mode & 07777, NULL)) == NULL)
+			return -1;
+		pvfs_file_close(f);
+		return 0;
+	}
+	memset(&req, 0, sizeof(req));
+	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
+		return -1;
+	req.mode = (uint32_t)(fmt | (mode & 07777));
+	req.rdev = (uint64_t)dev;
+	return pvfs_conn_rpc(fs, PVFS_MGR_MKNOD, &req, &rep);
+}
+
+int
+pvfs_mknod(const char *path, mode_t mode, dev_t dev)
+{
+	return pvfs_path_mknod(path, mode & ~(mode_t)pvfs_client_umask(), dev);
+}
+
+int
+pvfs_mkfifo(const char *path, mode_t mode)
+{
+	return pvfs_mknod(path, S_IFIFO | (mode & 07777), 0);
 }
 
 int

@@ -97,6 +97,7 @@ int pvfs_file_iod(struct pvfs_file *f, uint32_t rel, char *addr, size_t len);
 #define PVFS_SET_MTIME 0x10u       /* to mtime */
 #define PVFS_SET_ATIME_NOW 0x20u
 #define PVFS_SET_MTIME_NOW 0x40u
+#define PVFS_SET_CHOWN 0x80u       /* a chown, even to -1, -1 (ctime, set-id bits) */
 
 /* The attributes to change: the fields that mask names. */
 struct pvfs_setattr {
@@ -110,6 +111,11 @@ struct pvfs_setattr {
 int pvfs_file_setattr(struct pvfs_file *f, const struct pvfs_setattr *sa);
 int pvfs_path_setattr(const char *path, const struct pvfs_setattr *sa);
 int pvfs_path_mkdir(const char *path, mode_t mode);
+/* What path names: file system id, inode and mode (a STAT). */
+int pvfs_path_ident(const char *path, uint64_t *fsid, uint64_t *ino,
+    mode_t *mode);
+/* mknod with the mode as given (no umask). */
+int pvfs_path_mknod(const char *path, mode_t mode, dev_t dev);
 
 /* ---- admin.c: what the tools ask of the mgr and of single iods ---- */
 

@@ -231,6 +231,13 @@ pvfs_file_open(const char *path, int flags, mode_t mode,
 	req.mode = mode & 07777;
 	if (pvfs_conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
 		return NULL;
+	/* As Linux: a socket cannot be opened, and devices behave as on a
+	 * nodev mount.  A FIFO opens here; the caller finds its I/O. */
+	if (S_ISSOCK(rep.attr.mode) || S_ISCHR(rep.attr.mode) ||
+	    S_ISBLK(rep.attr.mode)) {
+		errno = S_ISSOCK(rep.attr.mode) ? ENXIO : EACCES;
+		return NULL;
+	}
 	f = pfile_new(fs, rep.attr.ino, rep.attr.mode, flags, &rep.cap);
 	if (f != NULL && (flags & O_TRUNC) && pfile_open_trunc(f) != 0) {
 		pvfs_file_close(f);
@@ -415,6 +422,53 @@ pfile_segs_io(struct io_file *io, int write, const struct pvfs_pattern *seg,
 	return n;
 }
 
+/* Tell the mgr that f was written (flags 0) or truncated
+ * (PVFS_MOD_TRUNCATE), with f's WRITE capability as the permission. */
+static int
+pfile_modified(struct pvfs_file *f, uint32_t flags)
+{
+	struct pvfs_mgr_modified_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct io_file io;
+	int rc;
+
+	memset(&req, 0, sizeof(req));
+	pvfs_client_cred(&req.cred);
+	req.flags = flags;
+	pvfs_file_io(f, &io);
+	req.cap = io.cap;
+	rc = pvfs_conn_rpc(f->fs, PVFS_MGR_MODIFIED, &req, &rep);
+	if (rc != 0 && errno == EKEYEXPIRED && pvfs_io_refresh(&io) == 0) {
+		pvfs_file_io_done(f, &io);
+		req.cap = io.cap;
+		rc = pvfs_conn_rpc(f->fs, PVFS_MGR_MODIFIED, &req, &rep);
+	}
+	if (rc != 0)
+		return -1;
+	__atomic_store_n(&f->mode, rep.attr.mode, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Linux clears set-id bits before a write by anyone but root lands
+ * (file_remove_privs).  The data goes to the iods, so the first write
+ * through an open file whose mode had such bits reports itself to the
+ * mgr once, which clears what Linux would; root never asks. */
+static int
+pfile_remove_privs(struct pvfs_file *f)
+{
+	uint32_t mode = __atomic_load_n(&f->mode, __ATOMIC_RELAXED);
+	struct pvfs_cred cr;
+
+	if (!(mode & (S_ISUID | S_ISGID)) ||
+	    __atomic_load_n(&f->privs_done, __ATOMIC_RELAXED))
+		return 0;
+	pvfs_client_cred(&cr);
+	if (cr.uid != 0 && pfile_modified(f, 0) != 0)
+		return -1;
+	__atomic_store_n(&f->privs_done, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 ssize_t
 pvfs_file_segs(struct pvfs_file *f, int write, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt)
@@ -422,6 +476,8 @@ pvfs_file_segs(struct pvfs_file *f, int write, const struct pvfs_pattern *seg,
 	struct io_file io;
 	ssize_t n;
 
+	if (write && pfile_remove_privs(f) != 0)
+		return -1;
 	pvfs_file_io(f, &io);
 	n = pfile_segs_io(&io, write, seg, nseg, iov, iovcnt);
 	if (n >= 0 && write && pfile_sync_after_write(f, &io) != 0)
@@ -524,7 +580,8 @@ pvfs_file_truncate(struct pvfs_file *f, uint64_t length)
 	pvfs_file_io(f, &io);
 	rc = pvfs_io_truncate(&io, length);
 	pvfs_file_io_done(f, &io);
-	return rc;
+	/* As truncate(2) at the mgr: mtime, ctime and set-id bits. */
+	return rc == 0 ? pfile_modified(f, PVFS_MOD_TRUNCATE) : rc;
 }
 
 /* Directories are durable at the mgr as soon as it replied. */

@@ -187,6 +187,8 @@ int pvfs_io_size(struct io_file *f, struct pvfs_io_size *out);
 int pvfs_io_size_list(struct client_fs *fs, const struct pvfs_cap *const *caps,
     uint32_t n, struct pvfs_io_size *out, uint8_t *ok);
 int pvfs_io_truncate(struct io_file *f, uint64_t length);
+/* A fresh capability for f from the mgr (GETATTR with f's rights). */
+int pvfs_io_refresh(struct io_file *f);
 int pvfs_io_fsync(struct io_file *f, int datasync);
 /* Drop the stripes of a file whose cap carries PVFS_R_REMOVE. */
 int pvfs_io_remove(struct client_fs *fs, const struct pvfs_cap *cap);
@@ -201,6 +203,7 @@ struct pvfs_file {
 	uint64_t ino;
 	uint32_t mode;            /* S_IFMT and permission bits at open */
 	int flags;                /* host O_* flags */
+	int privs_done;           /* set-id bits reported after a write (atomic) */
 	int refs;                 /* owners (atomic) */
 	pthread_mutex_t cap_lock;
 	struct pvfs_cap cap;

@@ -50,7 +50,7 @@ mgr_admin_inolist(struct mgr_conn *c, void *rq, void *rp)
 		end = rep->next_ino;
 	for (ino = q->first; ino < end; ino++) {
 		in = mgr_ns_get(ino);
-		if (in == NULL || in->dir != NULL)
+		if (in == NULL || !MGR_IS_REG(in))
 			continue;
 		admin_inos[rep->n].ino = ino;
 		admin_inos[rep->n].gen = in->gen;

@@ -193,7 +193,7 @@ jr_snap_emit(const struct mgr_inode *in, void *arg)
 
 	memset(&r, 0, sizeof(r));
 	r.type = in->de == NULL ? MGR_REC_SETATTR : in->dir ? MGR_REC_MKDIR :
-	    MGR_REC_CREATE;
+	    MGR_IS_REG(in) ? MGR_REC_CREATE : MGR_REC_MKNOD;
 	r.mask = MGR_REC_ALL;
 	r.ino = in->ino;
 	r.gen = in->gen;
@@ -205,6 +205,10 @@ jr_snap_emit(const struct mgr_inode *in, void *arg)
 	r.ctime_ns = in->ctime_ns;
 	r.mset_ns = in->mset_ns;
 	r.dist = in->dist;
+	if (r.type == MGR_REC_MKNOD) {
+		r.mode = in->mode;
+		r.rdev = in->rdev;
+	}
 	if (in->de != NULL) {
 		r.parent = in->de->parent->ino;
 		r.cookie = in->de->cookie;

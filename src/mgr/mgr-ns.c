@@ -304,6 +304,7 @@ mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a)
 	a->mtime_ns = in->mtime_ns;
 	a->ctime_ns = in->ctime_ns;
 	a->mtime_set_ns = in->mset_ns;
+	a->rdev = in->rdev;
 	if (in->dir != NULL) {
 		a->nlink = 2 + in->dir->nsubdirs;
 		a->size = in->dir->nlive;
@@ -543,9 +544,13 @@ static int
 mgr_ns_apply_create(const struct mgr_rec *r)
 {
 	struct mgr_inode *dir = mgr_ns_get(r->parent), *in;
-	uint32_t fmt = r->type == MGR_REC_MKDIR ? S_IFDIR : S_IFREG;
+	uint32_t fmt = r->type == MGR_REC_MKDIR ? S_IFDIR :
+	    r->type == MGR_REC_MKNOD ? r->mode & S_IFMT : S_IFREG;
 	int rc;
 
+	if (r->type == MGR_REC_MKNOD && fmt != S_IFIFO && fmt != S_IFSOCK &&
+	    fmt != S_IFCHR && fmt != S_IFBLK)
+		return EINVAL;
 	if (dir == NULL || dir->dir == NULL)
 		return ENOTDIR;
 	if (r->ino <= NS_ROOT_INO || mgr_ns_get(r->ino) != NULL ||
@@ -560,9 +565,13 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 	in->mset_ns = r->mset_ns;
 	if (in->dir != NULL && r->next_cookie > 1)
 		in->dir->next_cookie = r->next_cookie;
-	if (in->dir == NULL) {
+	if (r->type == MGR_REC_CREATE) {
 		in->dist = r->dist;
 		in->gen = r->gen;
+	}
+	if (r->type == MGR_REC_MKNOD) {
+		in->rdev = r->rdev;
+		in->mset_ns = r->mset_ns;
 	}
 	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0) {
 		mgr_ns_inode_free(in);
@@ -700,6 +709,7 @@ mgr_ns_apply(const struct mgr_rec *r)
 	switch (r->type) {
 	case MGR_REC_CREATE:
 	case MGR_REC_MKDIR:
+	case MGR_REC_MKNOD:
 		return mgr_ns_apply_create(r);
 	case MGR_REC_UNLINK:
 	case MGR_REC_RMDIR:

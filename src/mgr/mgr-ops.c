@@ -31,6 +31,8 @@ static union {
 	struct pvfs_mgr_readdir_req readdir;
 	struct pvfs_mgr_inolist_req inolist;
 	struct pvfs_mgr_auth_req auth;
+	struct pvfs_mgr_mknod_req mknod;
+	struct pvfs_mgr_modified_req modified;
 } op_req;
 
 static union {
@@ -121,13 +123,12 @@ mgr_op_new_gid(const struct pvfs_cred *cr, const struct mgr_inode *dir)
 	return (dir->mode & S_ISGID) ? dir->gid : cr->gid;
 }
 
-/* Record new mtime and ctime, as a truncate makes them.  Like Linux, a
- * truncate by anyone but root drops set-user-ID, and set-group-ID when
- * group execute is on: a changed program keeps no one's powers. */
+/* Record new mtime and ctime, as a truncate makes them, and clear the
+ * set-id bits a write by cr clears (mgr_perm_kill_bits). */
 static void
 mgr_op_touch(const struct pvfs_cred *cr, const struct mgr_inode *in)
 {
-	uint32_t kill = S_ISUID | ((in->mode & S_IXGRP) ? S_ISGID : 0);
+	uint32_t kill = mgr_perm_kill_bits(cr, in);
 	struct mgr_rec r;
 
 	memset(&r, 0, sizeof(r));
@@ -135,7 +136,7 @@ mgr_op_touch(const struct pvfs_cred *cr, const struct mgr_inode *in)
 	r.ino = in->ino;
 	r.mask = MGR_REC_MTIME | MGR_REC_CTIME;
 	r.mtime_ns = r.ctime_ns = pvfs_now_ns();
-	if (cr->uid != 0 && (in->mode & kill)) {
+	if (kill != 0) {
 		r.mask |= MGR_REC_MODE;
 		r.mode = in->mode & 07777 & ~kill;
 	}
@@ -246,7 +247,8 @@ mgr_op_open_existing(const struct pvfs_mgr_open_req *q, struct mgr_inode *in,
 		return ENOTDIR;
 	if (mgr_perm_check(&q->cred, in, mgr_op_open_want(q->flags)) != 0)
 		return EACCES;
-	if (q->flags & PVFS_OF_TRUNC)
+	/* O_TRUNC means nothing to a FIFO, socket or device. */
+	if ((q->flags & PVFS_OF_TRUNC) && MGR_IS_REG(in))
 		mgr_op_touch(&q->cred, in);
 	return mgr_op_attrcap(in, mgr_op_open_rights(q->flags), rep);
 }
@@ -380,12 +382,20 @@ mgr_op_setattr_owner(const struct pvfs_mgr_setattr_req *q,
 		r->mask |= MGR_REC_UID;
 	if (q->mask & PVFS_SA_GID)
 		r->mask |= MGR_REC_GID;
-	if ((q->mask & (PVFS_SA_UID | PVFS_SA_GID)) && in->dir == NULL) {
-		/* A new owner must not inherit set-id powers. */
-		r->mode &= ~(uint32_t)S_ISUID;
-		if (r->mode & S_IXGRP)
-			r->mode &= ~(uint32_t)S_ISGID;
-		r->mask |= MGR_REC_MODE;
+	if ((q->mask & (PVFS_SA_UID | PVFS_SA_GID | PVFS_SA_CHOWN)) &&
+	    in->dir == NULL) {
+		/* A new owner must not inherit set-id powers; as on Linux,
+		 * a chown to -1, -1 clears them too, and the set-id bits are
+		 * the owner's to lose only. */
+		uint32_t kill = (in->mode & S_ISUID) | mgr_perm_kill_sgid(cr, in);
+
+		if (kill != 0 && !(q->mask & (PVFS_SA_UID | PVFS_SA_GID)) &&
+		    !mgr_perm_owner(cr, in))
+			return EPERM;
+		if (kill != 0) {
+			r->mode &= ~kill;
+			r->mask |= MGR_REC_MODE;
+		}
 	}
 	return 0;
 }
@@ -434,9 +444,43 @@ mgr_op_setattr(struct mgr_conn *c, void *rq, void *rp)
 	if ((rc = mgr_op_setattr_owner(q, in, &r)) != 0 ||
 	    (rc = mgr_op_setattr_times(q, in, now, &r)) != 0)
 		return rc;
-	if (r.mask != 0) {
+	if (r.mask != 0 || (q->mask & PVFS_SA_CHOWN)) {
 		r.mask |= MGR_REC_CTIME;
 		r.ctime_ns = now;
+		mgr_journal_log(&r);
+	}
+	return mgr_op_attrcap(in, PVFS_R_SIZE, rp);
+}
+
+/* MODIFIED: the capability is the writer's permission (doc/protocol.md);
+ * it must be for this file as it is now, with WRITE. */
+static int
+mgr_op_modified(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_modified_req *q = rq;
+	struct mgr_inode *in;
+	struct mgr_rec r;
+	uint32_t kill;
+	int why;
+
+	if (q->flags & ~PVFS_MOD_ALL)
+		return EINVAL;
+	if (pvfs_cap_check(&q->cap, mgr.key, mgr.keylen, PVFS_R_WRITE,
+	    pvfs_now_ns() / 1000000000, mgr.fsid, &why) != 0)
+		return why == PVFS_CAP_EXPIRED ? EKEYEXPIRED : EACCES;
+	if ((in = mgr_ns_get(q->cap.ino)) == NULL || in->gen != q->cap.gen)
+		return ESTALE;
+	if (!MGR_IS_REG(in))
+		return EINVAL;
+	if (q->flags & PVFS_MOD_TRUNCATE) {
+		mgr_op_touch(&q->cred, in);
+	} else if ((kill = mgr_perm_kill_bits(&q->cred, in)) != 0) {
+		memset(&r, 0, sizeof(r));
+		r.type = MGR_REC_SETATTR;
+		r.ino = in->ino;
+		r.mask = MGR_REC_MODE | MGR_REC_CTIME;
+		r.mode = in->mode & 07777 & ~kill;
+		r.ctime_ns = pvfs_now_ns();
 		mgr_journal_log(&r);
 	}
 	return mgr_op_attrcap(in, PVFS_R_SIZE, rp);
@@ -453,7 +497,7 @@ mgr_op_truncate(struct mgr_conn *c, void *rq, void *rp)
 		return rc;
 	if (p.ino->dir != NULL)
 		return EISDIR;
-	if (q->length > (uint64_t)INT64_MAX)
+	if (!MGR_IS_REG(p.ino) || q->length > (uint64_t)INT64_MAX)
 		return EINVAL;
 	if (mgr_perm_check(&q->cred, p.ino, MGR_MAY_W) != 0)
 		return EACCES;
@@ -515,6 +559,46 @@ mgr_op_mkdir(struct mgr_conn *c, void *rq, void *rp)
 	r.gid = mgr_op_new_gid(&q->cred, p.dir);
 	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
 	r.next_cookie = 1;
+	mgr_journal_log(&r);
+	return mgr_op_attrcap(mgr_ns_get(r.ino), PVFS_R_SIZE, rp);
+}
+
+/* FIFOs and sockets for anyone who may create in the directory; device
+ * nodes for root only (CAP_MKNOD), as Linux.  No data: no distribution,
+ * no identity on the iods. */
+static int
+mgr_op_mknod(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_mknod_req *q = rq;
+	uint32_t fmt = q->mode & S_IFMT;
+	struct mgr_path p;
+	struct mgr_rec r;
+	int64_t now = pvfs_now_ns();
+	int rc;
+
+	if (q->mode & ~(uint32_t)(S_IFMT | 07777))
+		return EINVAL;
+	if (fmt != S_IFIFO && fmt != S_IFSOCK && fmt != S_IFCHR && fmt != S_IFBLK)
+		return fmt == S_IFDIR ? EPERM : EINVAL;
+	/* "x/" names a directory to be: Linux says ENOENT for a new name,
+	 * EEXIST for one that is taken. */
+	if ((rc = mgr_ns_resolve_slash(&q->cred, q->path, &p)) != 0)
+		return rc;
+	if (p.ino != NULL)
+		return EEXIST;
+	if (p.slash)
+		return ENOENT;
+	if (mgr_perm_check(&q->cred, p.dir, MGR_MAY_W | MGR_MAY_X) != 0)
+		return EACCES;
+	if ((fmt == S_IFCHR || fmt == S_IFBLK) && q->cred.uid != 0)
+		return EPERM;
+	mgr_ns_rec_new(&r, MGR_REC_MKNOD, &p, now);
+	r.ino = mgr_ns_next_ino();
+	r.mode = fmt | (q->mode & 07777);
+	r.rdev = fmt == S_IFCHR || fmt == S_IFBLK ? q->rdev : 0;
+	r.uid = q->cred.uid;
+	r.gid = mgr_op_new_gid(&q->cred, p.dir);
+	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
 	mgr_journal_log(&r);
 	return mgr_op_attrcap(mgr_ns_get(r.ino), PVFS_R_SIZE, rp);
 }
@@ -656,7 +740,7 @@ mgr_op_dirent(const struct mgr_dirent *de, struct pvfs_dirent_wire *w)
 {
 	w->ino = de->inode->ino;
 	w->cookie = de->cookie;
-	w->type = de->inode->dir ? DT_DIR : DT_REG;
+	w->type = IFTODT(de->inode->mode);
 	memcpy(w->name, de->name, de->namelen + 1u);
 }
 
@@ -731,6 +815,8 @@ static const struct {
 	OP(PVFS_MGR_IODSTATUS, mgr_iods_status, struct pvfs_mgr_cred_req),
 	OP(PVFS_MGR_READDIRPLUS, mgr_op_readdirplus, struct pvfs_mgr_readdir_req),
 	OP_ANON(PVFS_MGR_COUNTERS, mgr_admin_counters),
+	OP(PVFS_MGR_MKNOD, mgr_op_mknod, struct pvfs_mgr_mknod_req),
+	OP(PVFS_MGR_MODIFIED, mgr_op_modified, struct pvfs_mgr_modified_req),
 };
 
 void

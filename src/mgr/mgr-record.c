@@ -69,6 +69,13 @@ static const struct pvfs_field rec_setattr_f[] = {
 	REC_U64(atime_ns), REC_U64(mtime_ns), REC_U64(ctime_ns), PVFS_FEND
 };
 
+static const struct pvfs_field rec_mknod_f[] = {
+	REC_U64(parent), REC_U64(ino), REC_U64(cookie), REC_U32(mode),
+	REC_U64(rdev), REC_U32(uid), REC_U32(gid), REC_U64(atime_ns),
+	REC_U64(mtime_ns), REC_U64(ctime_ns), REC_U64(mset_ns), REC_U64(time),
+	REC_NAME(name, namelen), PVFS_FEND
+};
+
 static const struct pvfs_field rec_end_f[] = { REC_U64(ino), PVFS_FEND };
 
 /* The table of a record type in a format; NULL for an unknown type. */
@@ -88,6 +95,8 @@ mgr_record_table(int format, uint8_t type)
 		return rec_setattr_f;
 	case MGR_REC_END:
 		return rec_end_f;
+	case MGR_REC_MKNOD:
+		return format >= 2 ? rec_mknod_f : NULL;
 	}
 	return NULL;
 }

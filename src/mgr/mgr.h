@@ -167,6 +167,7 @@ struct mgr_inode {
 	int64_t atime_ns, mtime_ns, ctime_ns;
 	int64_t mset_ns;         /* when mtime was last set here (attr.mtime_set_ns) */
 	struct pvfs_dist dist;   /* files only */
+	uint64_t rdev;           /* device nodes: the device number */
 	struct mgr_dirent *de;   /* our name; NULL for the root */
 	struct mgr_dir *dir;     /* directories only */
 };
@@ -193,6 +194,8 @@ enum mgr_rec_type {
 	MGR_REC_RENAME,
 	MGR_REC_SETATTR,
 	MGR_REC_END,  /* snapshot trailer */
+	/* Explicit values from here: 8 to 11 belong to other record types. */
+	MGR_REC_MKNOD = 12, /* a FIFO, socket or device node */
 };
 #define MGR_REC_MODE 0x1u
 #define MGR_REC_UID 0x2u
@@ -210,7 +213,8 @@ struct mgr_rec {
 	uint64_t cookie;          /* 0: next in parent (snapshots keep theirs) */
 	uint64_t next_cookie;     /* MKDIR: the new directory's counter */
 	uint32_t mask;            /* SETATTR: MGR_REC_* */
-	uint32_t mode, uid, gid;
+	uint32_t mode, uid, gid;  /* MKNOD: mode holds the type as well */
+	uint64_t rdev;            /* MKNOD: the device number */
 	int64_t atime_ns, mtime_ns, ctime_ns;
 	int64_t mset_ns;          /* CREATE/MKDIR: when mtime was last set */
 	struct pvfs_dist dist;
@@ -253,6 +257,7 @@ uint32_t mgr_ns_readdir(const struct mgr_inode *dir, uint64_t cookie,
 int mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg);
 
 #define MGR_IS_DIR(in) (((in)->mode & 0170000) == 0040000)
+#define MGR_IS_REG(in) (((in)->mode & 0170000) == 0100000)
 
 /* ---- mgr-perm.c: permission checks ---- */
 #define MGR_MAY_X 1
@@ -268,6 +273,14 @@ int mgr_perm_sticky(const struct pvfs_cred *cr, const struct mgr_inode *dir,
 int mgr_perm_delete(const struct pvfs_cred *cr, const struct mgr_inode *dir,
     const struct mgr_inode *in);
 int mgr_perm_reach(const struct pvfs_cred *cr, const struct mgr_inode *in);
+/* The set-id bits a write or truncate by cr clears, as Linux's
+ * file_remove_privs: none for root or a non-file. */
+uint32_t mgr_perm_kill_bits(const struct pvfs_cred *cr,
+    const struct mgr_inode *in);
+/* The set-group-ID bit a change by cr clears (setattr_should_drop_sgid):
+ * with group execute on, or when cr is neither root nor in the group. */
+uint32_t mgr_perm_kill_sgid(const struct pvfs_cred *cr,
+    const struct mgr_inode *in);
 
 /* ---- mgr-record.c: the bytes of the metadata directory ---- */
 #define MGR_FORMAT 2            /* what this mgr writes */

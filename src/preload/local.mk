@@ -15,7 +15,8 @@ libpvfs_preload_la_SOURCES = src/preload/preload.h src/preload/preload.c \
 	src/preload/preload-path.c src/preload/preload-fd.c \
 	src/preload/preload-meta.c src/preload/preload-names.c \
 	src/preload/preload-fcntl.c src/preload/preload-dir.c \
-	src/preload/preload-stdio.c src/preload/preload-exec.c
+	src/preload/preload-stdio.c src/preload/preload-exec.c \
+	src/preload/preload-special.c
 # glibc marks path arguments nonnull; wrappers must still pass NULL on.
 libpvfs_preload_la_CPPFLAGS = $(AM_CPPFLAGS) '-D__nonnull(params)='
 libpvfs_preload_la_CFLAGS = $(WARN_CFLAGS) -fPIC

@@ -395,6 +395,7 @@ static void
 pl_req_owner(struct pvfs_setattr *req, uid_t uid, gid_t gid)
 {
 	memset(req, 0, sizeof(*req));
+	req->mask = PVFS_SET_CHOWN;
 	if (uid != (uid_t)-1) {
 		req->mask |= PVFS_SET_UID;
 		req->uid = uid;

@@ -171,7 +171,7 @@ linkat(int od, const char *o, int nd, const char *n, int flags)
 }
 
 /* symlink, symlinkat, mknod, mknodat, mkfifo and mkfifoat: PVFS makes
- * no links or special files. */
+ * no links; FIFOs, sockets and device nodes are names in PVFS. */
 static int
 pl_mknod_at(enum pl_call which, int dirfd, const char *path, const char *target,
     mode_t mode, dev_t dev)
@@ -180,9 +180,17 @@ pl_mknod_at(enum pl_call which, int dirfd, const char *path, const char *target,
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
 
-	if (r == PL_PVFS) {
+	if (r == PL_PVFS && (which == PL_SYMLINK || which == PL_SYMLINKAT)) {
 		errno = EPERM;
 		return -1;
+	}
+	if (r == PL_PVFS) { /* FIFOs, sockets, devices: names in PVFS */
+		mode_t um = __atomic_load_n(&pl_umask, __ATOMIC_RELAXED);
+
+		if (which == PL_MKFIFO || which == PL_MKFIFOAT)
+			mode = S_IFIFO | (mode & 07777);
+		return PL_BUSY(pvfs_path_mknod(abs, (mode & S_IFMT) |
+		    (mode & 07777 & ~um), dev));
 	}
 	return which == PL_SYMLINK ? REAL(symlink)(target, use) :
 	    which == PL_SYMLINKAT ? REAL(symlinkat)(target, dirfd, use) :

@@ -527,12 +527,13 @@ canonicalize_file_name(const char *path)
 /* The kernel resolves a socket's name itself, a relative one from its own
  * cwd, which under a virtual cwd is an unrelated directory.  0: give the
  * kernel sa as it is; 1: give it *un (the name made absolute, *len set);
- * 2: the name is in PVFS; -1 with errno. */
+ * 2: the name is in PVFS, abs (PL_ABS_MAX bytes); -1 with errno. */
 static int
-pl_unix_route(const struct sockaddr *sa, socklen_t *len, struct sockaddr_un *un)
+pl_unix_route(const struct sockaddr *sa, socklen_t *len, struct sockaddr_un *un,
+    char *abs)
 {
 	size_t off = offsetof(struct sockaddr_un, sun_path), n;
-	char name[sizeof(un->sun_path) + 1], abs[PL_ABS_MAX];
+	char name[sizeof(un->sun_path) + 1];
 
 	if (!pl_active() || PL_BAD_PTR(sa) || *len <= off ||
 	    sa->sa_family != AF_UNIX)
@@ -563,50 +564,39 @@ pl_unix_route(const struct sockaddr *sa, socklen_t *len, struct sockaddr_un *un)
 	}
 }
 
-/* PVFS has no socket nodes: bind there is EPERM, as the kernel's mknod
- * answers on a file system without them (doc/preload.md). */
+/* A PVFS name for a socket: an S_IFSOCK node there, the socket itself
+ * at a local name (preload-special.c). */
 int
 bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct sockaddr_un un;
+	char abs[PL_ABS_MAX];
 
-	switch (pl_unix_route(sa, &len, &un)) {
+	switch (pl_unix_route(sa, &len, &un, abs)) {
 	case 0:
 		return REAL(bind)(fd, sa, len);
 	case 1:
 		return REAL(bind)(fd, (const struct sockaddr *)&un, len);
 	case 2:
-		errno = EPERM;
-		return -1;
+		return pl_sock_bind(fd, abs);
 	default:
 		return -1;
 	}
 }
 
-/* No socket listens on a PVFS name: ENOENT when there is no such name,
- * ECONNREFUSED when it names a file, as the kernel says for a non-socket. */
 int
 connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct sockaddr_un un;
-	char abs[PL_ABS_MAX], name[sizeof(un.sun_path) + 1];
-	struct stat st;
-	size_t off = offsetof(struct sockaddr_un, sun_path), n;
+	char abs[PL_ABS_MAX];
 
-	switch (pl_unix_route(sa, &len, &un)) {
+	switch (pl_unix_route(sa, &len, &un, abs)) {
 	case 0:
 		return REAL(connect)(fd, sa, len);
 	case 1:
 		return REAL(connect)(fd, (const struct sockaddr *)&un, len);
 	case 2:
-		n = len - off < sizeof(un.sun_path) ? len - off : sizeof(un.sun_path);
-		memcpy(name, ((const struct sockaddr_un *)(const void *)sa)->sun_path, n);
-		name[n] = '\0';
-		if (pl_route(AT_FDCWD, name, abs) == PL_PVFS &&
-		    pl_stat_abs(abs, &st) != 0)
-			return -1;
-		errno = ECONNREFUSED;
-		return -1;
+		return pl_sock_connect(fd, abs);
 	default:
 		return -1;
 	}

@@ -360,6 +360,10 @@ pl_open_abs(const char *abs, int flags, mode_t mode)
 	if (h == NULL)
 		return -1;
 	pvfs_file_info(h, &info);
+	if (S_ISFIFO(info.mode)) { /* a kernel's FIFO (preload-special.c) */
+		pvfs_file_close(h);
+		return pl_fifo_open(info.fsid, info.ino, flags);
+	}
 	if ((f = pl_file_new(h, abs, flags & ~(O_CREAT | O_EXCL | O_TRUNC |
 	    O_CLOEXEC), S_ISDIR(info.mode))) == NULL) {
 		pvfs_file_close(h);

@@ -224,4 +224,12 @@ char *__getcwd_chk(char *buf, size_t size, size_t buflen);
 char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen);
 void __chk_fail(void) __attribute__((noreturn));
 
+/* ---- preload-special.c: FIFOs and sockets on PVFS paths ---- */
+int pl_special_name(uint64_t fsid, uint64_t ino, const char *kind, char *buf,
+    size_t len);
+/* A kernel descriptor of the local FIFO standing for (fsid, ino). */
+int pl_fifo_open(uint64_t fsid, uint64_t ino, int flags);
+int pl_sock_bind(int fd, const char *abs);
+int pl_sock_connect(int fd, const char *abs);
+
 #endif /* PRELOAD_H */

@@ -113,6 +113,25 @@ cp_tree(const char *src, const char *dst, const struct stat *st)
 	return rc;
 }
 
+/* -r copies FIFOs, sockets and device nodes as themselves, as GNU cp
+ * -R does (devices need root there too). */
+static int
+cp_special(const char *dst, const struct stat *st)
+{
+	if (tool_mknod(dst, st->st_mode & (S_IFMT | 07777), st->st_rdev) != 0) {
+		tool_err(dst, errno);
+		return -1;
+	}
+	if (opts.preserve)
+		(void)tool_chown(dst, st->st_uid, st->st_gid);
+	if (tool_chmod(dst, st->st_mode & 07777) != 0 ||
+	    (opts.preserve && tool_utimes(dst, st) != 0)) {
+		tool_err(dst, errno);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 cp_path(const char *src, const char *dst)
 {
@@ -124,6 +143,8 @@ cp_path(const char *src, const char *dst)
 		tool_err(src, errno);
 		return -1;
 	}
+	if (recursive && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		return cp_special(dst, &st);
 	if (!S_ISDIR(st.st_mode))
 		return tool_copy_file(src, dst, &opts);
 	if (!recursive) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -268,9 +269,14 @@ ls_human(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
+/* A device shows "major, minor" where others show a size, as GNU ls. */
 static const char *
 ls_size(const struct stat *st, char *buf, size_t len)
 {
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
+		snprintf(buf, len, "%u, %u", major(st->st_rdev), minor(st->st_rdev));
+		return buf;
+	}
 	if (opt_human)
 		return ls_human((uint64_t)st->st_size, buf, len);
 	snprintf(buf, len, "%lld", (long long)st->st_size);

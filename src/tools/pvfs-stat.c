@@ -54,7 +54,9 @@ stat_ids(const struct stat *st)
 	char m[11];
 	int i;
 
-	m[0] = S_ISDIR(st->st_mode) ? 'd' : '-';
+	m[0] = S_ISDIR(st->st_mode) ? 'd' : S_ISFIFO(st->st_mode) ? 'p' :
+	    S_ISSOCK(st->st_mode) ? 's' : S_ISCHR(st->st_mode) ? 'c' :
+	    S_ISBLK(st->st_mode) ? 'b' : '-';
 	for (i = 0; i < 9; i++)
 		m[i + 1] = (st->st_mode & (0400 >> i)) ? rwx[i] : '-';
 	m[10] = '\0';

@@ -454,6 +454,13 @@ tool_mkdir(const char *path, mode_t mode)
 }
 
 int
+tool_mknod(const char *path, mode_t mode, dev_t dev)
+{
+	return tool_is_pvfs(path) ? pvfs_mknod(path, mode, dev) :
+	    mknod(path, mode, dev);
+}
+
+int
 tool_rmdir(const char *path)
 {
 	return tool_is_pvfs(path) ? pvfs_rmdir(path) : rmdir(path);

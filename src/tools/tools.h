@@ -97,6 +97,7 @@ int tool_fstat(struct tool_fd *f, struct stat *st);
 int tool_ftruncate(struct tool_fd *f, off_t len);
 int tool_close(struct tool_fd *f);
 int tool_mkdir(const char *path, mode_t mode);
+int tool_mknod(const char *path, mode_t mode, dev_t dev);
 int tool_rmdir(const char *path);
 int tool_unlink(const char *path);
 int tool_chmod(const char *path, mode_t mode);

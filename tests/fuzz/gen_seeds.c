@@ -117,13 +117,18 @@ journal_seeds(const char *dir)
 {
 	struct mgr_batch b;
 	struct pvfs_buf out, one;
+	/* END last: format 1 below reuses it. */
+	static const int types[] = { MGR_REC_CREATE, MGR_REC_MKDIR,
+		MGR_REC_UNLINK, MGR_REC_RMDIR, MGR_REC_RENAME, MGR_REC_SETATTR,
+		MGR_REC_MKNOD, MGR_REC_END };
 	struct mgr_rec r;
-	int t, seq = 0;
+	int i, t, seq = 0;
 
 	memset(&b, 0, sizeof(b));
 	memset(&out, 0, sizeof(out));
 	pvfs_buf_put_u8(&out, 0);
-	for (t = MGR_REC_CREATE; t <= MGR_REC_END; t++) {
+	for (i = 0; i < (int)(sizeof(types) / sizeof(types[0])); i++) {
+		t = types[i];
 		memset(&r, 0, sizeof(r));
 		r.type = (uint8_t)t;
 		r.parent = 1;
@@ -131,20 +136,23 @@ journal_seeds(const char *dir)
 		r.ino = 2 + (uint64_t)t;
 		r.gen = 0x1234;
 		r.mask = MGR_REC_ALL;
-		r.mode = 0644;
+		r.mode = t == MGR_REC_MKNOD ? 0010644 : 0644;
+		r.rdev = 0;
 		r.name = "file";
 		r.namelen = 4;
 		r.name2 = "other";
 		r.namelen2 = 5;
 		mgr_batch_add(&b, &r);
-		if (t % 2 == 0) {
+		if (i % 2 == 1) {
 			mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
 			pvfs_buf_put(&out, b.buf.data, b.buf.len);
 			mgr_batch_reset(&b);
 		}
 	}
-	mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
-	pvfs_buf_put(&out, b.buf.data, b.buf.len);
+	if (b.nrec > 0) {
+		mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
+		pvfs_buf_put(&out, b.buf.data, b.buf.len);
+	}
 	put_file(dir, "journal", "format2", out.data, out.len);
 	pvfs_buf_reset(&out);
 	pvfs_buf_put_u8(&out, 2);

@@ -105,4 +105,15 @@ cp "$T/err" "$T/err.dead"
 check_grep "the failure names the file" '^pvfs-cp: /pvfs/f: ' cat "$T/err.dead"
 start_cluster
 check "after restart all is well" sh -c "pvfs-cp '$T/s20' /pvfs/alive && pvfs-cp /pvfs/alive - | cmp - '$T/s20'"
+
+# -r copies FIFOs and device nodes as themselves, both ways (GNU cp -R).
+if [ "$(id -u)" = 0 ]; then
+	mkdir "$T/sp" && mkfifo -m 0640 "$T/sp/p" && mknod -m 0600 "$T/sp/c" c 1 3 || exit 1
+	check "-r: a tree with a FIFO and a device into PVFS" pvfs-cp -r "$T/sp" /pvfs/sp
+	check_grep "... the FIFO" '^prw-r----- .* p$' pvfs-ls -l /pvfs/sp
+	check_grep "... the device" '^crw------- .* 1, 3 .* c$' pvfs-ls -l /pvfs/sp
+	check "-r: and back" pvfs-cp -r /pvfs/sp "$T/sp2"
+	check_out "... local types and modes" "character special file 600 1 3
+fifo 640 0 0" stat -c '%F %a %t %T' "$T/sp2/c" "$T/sp2/p"
+fi
 finish

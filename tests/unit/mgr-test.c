@@ -61,7 +61,7 @@ mt_new(uint8_t type, const char *path, uint32_t mode, uint32_t uid,
 		return rc;
 	mgr_ns_rec_new(&r, type, &p, now);
 	r.ino = mgr_ns_next_ino();
-	r.mode = mode & 07777;
+	r.mode = mode & (type == MGR_REC_MKNOD ? 0177777 : 07777);
 	r.uid = uid;
 	r.gid = gid;
 	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
@@ -70,8 +70,10 @@ mt_new(uint8_t type, const char *path, uint32_t mode, uint32_t uid,
 		r.dist.base = (uint32_t)(r.ino % MT_NIODS);
 		r.dist.pcount = MT_NIODS;
 		r.dist.ssize = MT_SSIZE;
-	} else {
+	} else if (type == MGR_REC_MKDIR) {
 		r.next_cookie = 1;
+	} else {
+		r.rdev = (uint64_t)mode * 7; /* any number: it must survive */
 	}
 	if ((rc = mt_apply(&r)) == 0 && ino != NULL)
 		*ino = r.ino;
@@ -90,6 +92,14 @@ mt_mkdir(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino)
 {
 	return mt_new(MGR_REC_MKDIR, path, mode, uid, gid, ino);
+}
+
+/* mode with its type (S_IFIFO ...); rdev is made from it. */
+int
+mt_mknod(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
+    uint64_t *ino)
+{
+	return mt_new(MGR_REC_MKNOD, path, mode, uid, gid, ino);
 }
 
 static int
@@ -269,6 +279,7 @@ mt_dump_one(const struct mgr_inode *in, void *arg)
 	e->ctime_ns = in->ctime_ns;
 	e->mset_ns = in->mset_ns;
 	e->dist = in->dist;
+	e->rdev = in->rdev;
 	if (in->dir != NULL) {
 		e->next_cookie = in->dir->next_cookie;
 		e->nlive = in->dir->nlive;
@@ -361,6 +372,7 @@ mt_ent_compare(const struct mt_ent *w, const struct mt_ent *g, int flags)
 	MT_FIELD(dist.base);
 	MT_FIELD(dist.pcount);
 	MT_FIELD(dist.ssize);
+	MT_FIELD(rdev);
 	if (!(flags & MT_NO_COOKIES)) {
 		MT_FIELD(cookie);
 		MT_FIELD(next_cookie);

@@ -23,6 +23,8 @@ int mt_create(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino);
 int mt_mkdir(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino);
+int mt_mknod(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
+    uint64_t *ino);
 int mt_unlink(const char *path);
 int mt_rmdir(const char *path);
 int mt_rename(const char *from, const char *to);
@@ -43,6 +45,7 @@ struct mt_ent {
 	uint32_t mode, uid, gid, nlive, nsubdirs;
 	int64_t atime_ns, mtime_ns, ctime_ns, mset_ns;
 	struct pvfs_dist dist;
+	uint64_t rdev;
 };
 struct mt_dump {
 	struct mt_ent *ents;

@@ -27,7 +27,7 @@
 #include "../integration/files.h"
 #include "mgr-test.h"
 
-#define NOPS 26 /* changes of one pass of run_op() */
+#define NOPS 28 /* changes of one pass of run_op() */
 #define BIG (1ull << 40)
 
 static char base[PATH_MAX]; /* the test's directory */
@@ -128,6 +128,8 @@ run_op(const char *p, int i)
 	case 23: P(a, ""); rc = mt_chmod(a, 01777); break;
 	case 24: rc = mt_utimes("/", 333, 444); break;
 	case 25: P(a, "-file"); rc = mt_create(a, 0644, 0, 0, NULL); break;
+	case 26: P(a, "/z/fifo"); rc = mt_mknod(a, 0010640, 5, 5, NULL); break;
+	case 27: P(a, "/z/deep/dev"); rc = mt_mknod(a, 0060600, 0, 0, NULL); break;
 	default: fail_msg("no change %d", i);
 	}
 #undef P
@@ -408,8 +410,8 @@ test_checkpoint_then_more(void **state)
 	mt_dump_take(&live);
 	jr_close();
 	mgr.journal_max = BIG;
-	assert_true(exists("journal.11")); /* 9 commits after generation 2 */
-	assert_false(exists("journal.10"));
+	assert_true(exists("journal.12")); /* 10 commits after generation 2 */
+	assert_false(exists("journal.11"));
 	load_compare(&live, 0);
 	mt_dump_free(&live);
 }

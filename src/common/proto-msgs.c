@@ -76,6 +76,7 @@ static const struct pvfs_field mgr_ping_rep_f[] = {
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_ping_rep, version),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_ping_rep, fsid),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_ping_rep, uptime_s),
+	PVFS_FLD(PVFS_F_U8, struct pvfs_mgr_ping_rep, auth),
 	PVFS_FEND
 };
 

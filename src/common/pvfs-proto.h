@@ -169,10 +169,20 @@ struct pvfs_dirent_wire {
 struct pvfs_mgr_cred_req { /* FSINFO, STATFS */
 	struct pvfs_cred cred;
 };
+/* How the mgr treats the requests of the connection a PING came on
+ * (version 8): the tools say so when it is not who the user thinks. */
+enum pvfs_ping_auth {
+	PVFS_PING_AUTH_PEER = 1,  /* the kernel's word (Unix socket) */
+	PVFS_PING_AUTH_MUNGE,     /* a MUNGE credential */
+	PVFS_PING_AUTH_NOBODY,    /* unauthenticated TCP: acts as nobody */
+	PVFS_PING_AUTH_REFUSED,   /* unauthenticated TCP: refused */
+	PVFS_PING_AUTH_TRUSTED,   /* unauthenticated TCP: claims believed */
+};
 struct pvfs_mgr_ping_rep {
 	uint32_t version;
 	uint64_t fsid;
 	uint64_t uptime_s;
+	uint8_t auth;             /* enum pvfs_ping_auth */
 };
 struct pvfs_mgr_fsinfo_rep {
 	uint64_t fsid;

@@ -375,6 +375,8 @@ pvfs_admin_mgr_ping(struct pvfs_admin *a, struct pvfs_ping_info *p)
 	p->version = rep.version;
 	p->uptime_s = rep.uptime_s;
 	p->fsid = rep.fsid;
+	/* The wire's values are the enum's, in the same order. */
+	p->auth = rep.auth <= PVFS_PING_AUTH_TRUSTED ? rep.auth : 0;
 	return 0;
 }
 

@@ -137,6 +137,15 @@ struct pvfs_ping_info {
 	uint64_t uptime_s;
 	uint64_t fsid;               /* the mgr's only */
 	int64_t rtt_us;              /* the request's round trip */
+	/* The mgr's only: how it treats this client's requests. */
+	enum {
+		PVFS_PING_UNKNOWN,       /* an older mgr did not say */
+		PVFS_PING_KERNEL,        /* identified by the kernel (Unix socket) */
+		PVFS_PING_MUNGE,         /* authenticated by MUNGE */
+		PVFS_PING_NOBODY,        /* not authenticated: acts as nobody */
+		PVFS_PING_REFUSED,       /* not authenticated: refused */
+		PVFS_PING_TRUSTED,       /* not authenticated: believed */
+	} auth;
 };
 /* Space in bytes: one iod's, or the sum over the file system's.  host
  * and dev name the host file system (equal on iods sharing one); used,

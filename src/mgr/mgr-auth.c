@@ -24,6 +24,7 @@
 #include "mgr.h"
 
 #define AUTH_PWBUF 16384
+#define AUTH_ANON_LOG_MS 60000 /* between log lines about anonymous clients */
 
 #ifdef HAVE_MUNGE
 static munge_ctx_t auth_ctx;
@@ -97,9 +98,47 @@ mgr_auth_nobody(struct pvfs_cred *cr)
 }
 
 int
+mgr_auth_kind(const struct mgr_conn *c)
+{
+	if (c->auth == MGR_AUTH_PEER)
+		return PVFS_PING_AUTH_PEER;
+	if (c->auth == MGR_AUTH_MUNGE)
+		return PVFS_PING_AUTH_MUNGE;
+	return mgr.anonymous == MGR_ANON_REFUSE ? PVFS_PING_AUTH_REFUSED :
+	    mgr.anonymous == MGR_ANON_NOBODY ? PVFS_PING_AUTH_NOBODY :
+	    PVFS_PING_AUTH_TRUSTED;
+}
+
+/* An unauthenticated client mapped to nobody or refused: said in the
+ * log, at most once a minute with a count, so that a site sees why its
+ * users get EACCES without a line per connection of a large job. */
+static void
+mgr_auth_log_anon(const struct mgr_conn *c, const struct pvfs_cred *claimed)
+{
+	static int64_t last_ms = -AUTH_ANON_LOG_MS;
+	static unsigned more;
+	int64_t now = pvfs_mono_ms();
+
+	if (now - last_ms < AUTH_ANON_LOG_MS) {
+		more++;
+		return;
+	}
+	pvfs_log_info("%s: not authenticated (TCP without MUNGE): its requests "
+	    "as uid %u are %s (--anonymous %s; doc/security.md); %u more "
+	    "such requests in the last minute", c->dc.name, claimed->uid,
+	    mgr.anonymous == MGR_ANON_REFUSE ? "refused" :
+	    "served as nobody (uid 65534)",
+	    mgr.anonymous == MGR_ANON_REFUSE ? "refuse" : "nobody", more);
+	last_ms = now;
+	more = 0;
+}
+
+int
 mgr_auth_cred(const struct mgr_conn *c, struct pvfs_cred *cr)
 {
 	if (c->auth == MGR_AUTH_NONE) {
+		if (mgr.anonymous != MGR_ANON_TRUST && cr->uid != MGR_NOBODY)
+			mgr_auth_log_anon(c, cr);
 		if (mgr.anonymous == MGR_ANON_REFUSE)
 			return EACCES;
 		if (mgr.anonymous == MGR_ANON_NOBODY)

@@ -153,6 +153,7 @@ mgr_op_ping(struct mgr_conn *c, void *rq, void *rp)
 	rep->version = PVFS_PROTO_VERSION;
 	rep->fsid = mgr.fsid;
 	rep->uptime_s = (uint64_t)(pvfs_mono_ms() - mgr.start_ms) / 1000;
+	rep->auth = (uint8_t)mgr_auth_kind(c);
 	return 0;
 }
 

@@ -33,7 +33,8 @@ static const char usage[] =
 "      --help              show this help and exit\n"
 "      --version           show the version and exit\n"
 "\n"
-"A daemon that does not answer is listed as down (pvfs_up 0).\n"
+"A daemon that does not answer within 5 seconds (or PVFS_TIMEOUT) is\n"
+"listed as down (pvfs_up 0).\n"
 "Exit status: 0 if every daemon answered, 1 if not, 2 bad usage.\n";
 
 static const struct option longopts[] = {
@@ -388,6 +389,7 @@ main(int argc, char **argv)
 		tool_usage_error("--prometheus prints one scrape: no --interval");
 	if (count > 0 && interval <= 0)
 		tool_usage_error("--count needs --interval");
+	tool_check_timeout();
 	sample_all(&now, argc, argv, optind);
 	if (interval <= 0) {
 		if (prom)

@@ -25,8 +25,8 @@ static const char usage[] =
 "with neither, every entry of the pvfstab.\n"
 "\n"
 "  -m, --mgr=HOST[:PORT]  ping the file system of the mgr at HOST:PORT\n"
-"  -t, --timeout=SECONDS  give up on a daemon after SECONDS (default: the\n"
-"                         pvfstab's timeout, else 30)\n"
+"  -t, --timeout=SECONDS  give up on a daemon after SECONDS (default: 5,\n"
+"                         or PVFS_TIMEOUT)\n"
 "      --help             show this help and exit\n"
 "      --version          show the version and exit\n"
 "\n"
@@ -128,6 +128,23 @@ ping_iodstatus(struct pvfs_admin *a)
 	return bad;
 }
 
+/* A client the mgr does not know for who it is: say what that means,
+ * since it is the first thing a new site's users meet (EACCES on every
+ * write). */
+static void
+ping_auth(const char *what, int auth)
+{
+	if (auth == PVFS_PING_NOBODY)
+		printf("%s: warning: this client is not authenticated (TCP without "
+		    "MUNGE): the mgr serves its requests as nobody (uid 65534); "
+		    "set up MUNGE or use the mgr's Unix socket (doc/security.md)\n",
+		    what);
+	else if (auth == PVFS_PING_REFUSED)
+		printf("%s: warning: this client is not authenticated (TCP without "
+		    "MUNGE): the mgr refuses its requests; set up MUNGE or use "
+		    "the mgr's Unix socket (doc/security.md)\n", what);
+}
+
 /* One file system: its mgr, then every iod; the number of failures. */
 static int
 ping_fs(const char *path)
@@ -157,6 +174,7 @@ ping_fs(const char *path)
 		printf("%s: ok, protocol %u, fsid %016llx, up %llus, %.3f ms, %u iods\n",
 		    what, rep.version, (unsigned long long)rep.fsid,
 		    (unsigned long long)rep.uptime_s, (double)rep.rtt_us / 1000.0, niods);
+	ping_auth(what, rep.auth);
 	for (i = 0; i < niods; i++)
 		bad += ping_iod(a, i) != 0;
 	if (bad)
@@ -190,6 +208,7 @@ main(int argc, char **argv)
 			tool_usage_error("invalid option");
 		}
 	}
+	tool_check_timeout();
 	if (url != NULL)
 		ping_fs(url);
 	tool_each_operand(argc, argv, optind, ping_fs);

@@ -366,6 +366,13 @@ tool_is_root(const char *path)
 	return pvfs_path_is_root(path);
 }
 
+void
+tool_check_timeout(void)
+{
+	if (getenv("PVFS_TIMEOUT") == NULL)
+		setenv("PVFS_TIMEOUT", TOOL_CHECK_TIMEOUT, 1);
+}
+
 int
 tool_tab_prefixes(char ***out)
 {

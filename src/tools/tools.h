@@ -75,6 +75,11 @@ char *tool_join(const char *dir, const char *name);
 char *tool_base(const char *path);
 /* 1 if path names the root of a file system (prefix or pvfs://h:p/). */
 int tool_is_root(const char *path);
+/* Health checks (pvfs-ping, pvfs-counters) give each daemon
+ * TOOL_CHECK_TIMEOUT seconds unless -t or PVFS_TIMEOUT says otherwise:
+ * an unreachable host is reported in seconds, not waited for. */
+#define TOOL_CHECK_TIMEOUT "5"
+void tool_check_timeout(void);
 /* The pvfstab's mount prefixes (malloc'd array of malloc'd strings). */
 int tool_tab_prefixes(char ***out);
 void *tool_xmalloc(size_t n);

@@ -42,4 +42,20 @@ t "names: made on one host, renamed on the other, seen by both" '
 t "cmp through the shim on the reading host" '
 	on cb env LD_PRELOAD=$SHIM cmp /pvfs/data "$T/data"'
 
+# A host that is not there: no answer to ARP, no RST.  pvfs-ping reports
+# it within its 5-second default, not the 30-second client timeout.
+t "pvfs-ping: an unreachable mgr host is reported in seconds" '
+	start=$(date +%s)
+	! on ca timeout 20 pvfs-ping -m 10.78.0.99:3000 >"$T/unreach" 2>&1
+	cat "$T/unreach"
+	grep -q "^mgr 10.78.0.99:3000: FAILED: " "$T/unreach"
+	[ $(($(date +%s) - start)) -le 12 ]'
+t "pvfs-ping: an iod host gone is named, the rest still answer" '
+	on io2 kill -STOP $(cat "$T/run/iod1.pid")
+	! on ca timeout 30 pvfs-ping >"$T/stopped" 2>&1
+	on io2 kill -CONT $(cat "$T/run/iod1.pid")
+	cat "$T/stopped"
+	grep -q "^iod 1 10.78.0.12:7000: FAILED: " "$T/stopped"
+	grep -q "^iod 0 10.78.0.11:7000: ok" "$T/stopped"'
+
 finish

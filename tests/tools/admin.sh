@@ -14,6 +14,12 @@ check_quiet "ping: nothing on stderr" sh -c 'pvfs-ping >/dev/null'
 check_grep "ping -m HOST:PORT" '^mgr .*: ok' pvfs-ping -m "127.0.0.1:$MGR_PORT"
 check_grep "ping PATH" '^iod 3 .*: ok' pvfs-ping /pvfs
 check_grep "ping URL" '^iod 0 .*: ok' pvfs-ping "$URL/"
+check_grep "ping over TCP without MUNGE (no pvfstab): told it acts as nobody" \
+	"^mgr 127\.0\.0\.1:$MGR_PORT: warning: this client is not authenticated \(TCP without MUNGE\): the mgr serves its requests as nobody \(uid 65534\); set up MUNGE or use the mgr's Unix socket \(doc/security\.md\)$" \
+	env PVFSTAB_FILE=/nonexistent pvfs-ping -m "127.0.0.1:$MGR_PORT"
+check "ping over the Unix socket: no such warning" sh -c "! grep -q warning '$T/ping'"
+check_grep "the mgr's log says so too" 'not authenticated \(TCP without MUNGE\): its requests as uid [0-9]+ are served as nobody' \
+	cat "$T/fs/run/mgr.log"
 check_grep "ping without a pvfstab, -m only" '^mgr .*: ok' env PVFSTAB_FILE=/nonexistent pvfs-ping -m "127.0.0.1:$MGR_PORT"
 check_rc "ping -m with no mgr there: exit 1" 1 pvfs-ping -m 127.0.0.1:1
 check_grep "ping: the dead mgr is named" '^mgr 127\.0\.0\.1:1: FAILED: Connection refused$' cat "$T/last.out"

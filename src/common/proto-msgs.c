@@ -155,6 +155,7 @@ static const struct pvfs_field mgr_readdir_req_f[] = {
 static const struct pvfs_field mgr_attrcap_rep_f[] = {
 	PVFS_FSUB(struct pvfs_mgr_attrcap_rep, attr, attr_f),
 	PVFS_FSUB(struct pvfs_mgr_attrcap_rep, cap, cap_f),
+	PVFS_FLD(PVFS_F_U8, struct pvfs_mgr_attrcap_rep, created),
 	PVFS_FEND
 };
 

@@ -263,6 +263,9 @@ struct pvfs_mgr_readdir_req {
 struct pvfs_mgr_attrcap_rep {
 	struct pvfs_attr attr;
 	struct pvfs_cap cap;
+	/* OPEN: the file was created by this request (version 8): it has
+	 * no stripes anywhere yet, so O_TRUNC needs no iod. */
+	uint8_t created;
 };
 struct pvfs_mgr_readdir_rep {
 	uint8_t eof;

@@ -239,7 +239,11 @@ pvfs_file_open(const char *path, int flags, mode_t mode,
 		return NULL;
 	}
 	f = pfile_new(fs, rep.attr.ino, rep.attr.mode, flags, &rep.cap);
-	if (f != NULL && (flags & O_TRUNC) && pfile_open_trunc(f) != 0) {
+	/* A file this open created has no stripes to cut: creating one
+	 * needs the mgr alone, so an iod down or refusing cannot leave a
+	 * new name behind a failed open. */
+	if (f != NULL && (flags & O_TRUNC) && !rep.created &&
+	    pfile_open_trunc(f) != 0) {
 		pvfs_file_close(f);
 		return NULL;
 	}

@@ -272,8 +272,11 @@ mgr_op_open(struct mgr_conn *c, void *rq, void *rp)
 		return EISDIR;
 	if (p.slash && p.ino != NULL && p.ino->dir == NULL)
 		return ENOTDIR;
-	if (p.ino == NULL)
-		return mgr_op_create(q, &p, rp);
+	if (p.ino == NULL) {
+		if ((rc = mgr_op_create(q, &p, rp)) == 0)
+			((struct pvfs_mgr_attrcap_rep *)rp)->created = 1;
+		return rc;
+	}
 	return mgr_op_open_existing(q, p.ino, rp);
 }
 

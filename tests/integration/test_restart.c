@@ -302,6 +302,34 @@ test_mgr_sigkill_keeps_replied_changes(void **state)
 	check_tree("after mgr SIGKILL");
 }
 
+/* Creating a file needs the mgr alone: with an iod down, open(O_CREAT |
+ * O_TRUNC) of a new name succeeds (it used to fail on the truncate and
+ * leave the new name behind), the write fails with an errno, not a hang,
+ * and works once the iod is back. */
+static void
+test_create_with_iod_down(void **state)
+{
+	char buf[4096];
+	struct stat st;
+	int fd;
+
+	memset(buf, 'c', sizeof(buf));
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	fd = check_ok(pvfs_open("/pvfs/created-down",
+	    O_CREAT | O_TRUNC | O_WRONLY, 0644));
+	assert_int_equal(pvfs_pwrite(fd, buf, sizeof(buf), 0), -1);
+	assert_true(errno == ECONNREFUSED || errno == EIO ||
+	    errno == EHOSTUNREACH || errno == ETIMEDOUT);
+	check_ok(pvfs_close(fd));
+	assert_int_equal(cluster_start_again(&c), 0);
+	fd = check_ok(pvfs_open("/pvfs/created-down", O_WRONLY | O_TRUNC));
+	assert_int_equal(check_ok(pvfs_pwrite(fd, buf, sizeof(buf), 0)),
+	    sizeof(buf));
+	check_ok(pvfs_close(fd));
+	check_ok(pvfs_stat("/pvfs/created-down", &st));
+	assert_int_equal(st.st_size, sizeof(buf));
+}
+
 /* The mgr's address, left by a restart, now answers for another file
  * system (another cluster's mgr, reached once the pvfstab names it): the
  * client refuses it as if nobody listened, changes nothing there, and
@@ -352,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_single_iod_restart),
 		cmocka_unit_test(test_mgr_sigkill_keeps_replied_changes),
 		cmocka_unit_test(test_foreign_mgr_refused),
+		cmocka_unit_test(test_create_with_iod_down),
 	};
 	rng_init(&rng, "test_restart");
 	return cluster_run_tests(&c, NIODS, NULL, tests);

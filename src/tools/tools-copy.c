@@ -179,6 +179,7 @@ copy_write(struct copy_job *j, const char *buf, const struct copy_block *b)
 	return 0;
 }
 
+enum { COPY_RUNNING, COPY_DONE, COPY_CUT }; /* copy_draw's final */
 static void copy_draw(struct copy_job *j, int final);
 
 static void
@@ -203,7 +204,7 @@ copy_put(struct copy_job *j, const char *buf, const struct copy_block *b)
 	j->write_seq++;
 	pthread_cond_broadcast(&j->turn);
 	if (j->progress && pvfs_mono_ns() / 1000 - j->drawn_us >= COPY_REDRAW_US)
-		copy_draw(j, 0);
+		copy_draw(j, COPY_RUNNING);
 	pthread_mutex_unlock(&j->lock);
 }
 
@@ -250,7 +251,9 @@ copy_eta(char *out, size_t len, double secs)
 		snprintf(out, len, "%ld:%02ld", s / 60, s % 60);
 }
 
-/* name  42% [=======>        ]  1.2G  512M/s  ETA 0:03 */
+/* name  42% [=======>        ]  1.2G  512M/s  ETA 0:03; the last line
+ * says "in 0:07" when the copy is whole, "FAILED after 0:07" when not,
+ * so that a copy cut short never ends on a line that reads as done. */
 static void
 copy_draw(struct copy_job *j, int final)
 {
@@ -265,7 +268,7 @@ copy_draw(struct copy_job *j, int final)
 	tool_human((uint64_t)rate, rt, sizeof(rt));
 	if (j->expect < 0) {
 		fprintf(stderr, "\r%-20.20s %7s %7s/s%s", j->name, sz, rt,
-		    final ? "\n" : "");
+		    final == COPY_CUT ? " FAILED\n" : final ? "\n" : "");
 		return;
 	}
 	pct = j->expect > 0 ? (int)(done * 100 / (uint64_t)j->expect) : 100;
@@ -279,7 +282,8 @@ copy_draw(struct copy_job *j, int final)
 		bar[fill - 1] = '>';
 	bar[bw] = '\0';
 	fprintf(stderr, "\r%-20.20s %3d%% [%s] %7s %7s/s %s %s%s", j->name, pct,
-	    bar, sz, rt, final ? "in " : "ETA", eta, final ? "\n" : "");
+	    bar, sz, rt, final == COPY_CUT ? "FAILED after" : final ? "in " :
+	    "ETA", eta, final ? "\n" : "");
 }
 
 /* ---- one file ---- */
@@ -509,7 +513,7 @@ tool_copy_file(const char *src, const char *dst, const struct tool_copy_opts *o)
 	if (!j.failed && copy_verify(&j) == 0)
 		rc = 0;
 	if (j.progress)
-		copy_draw(&j, 1);
+		copy_draw(&j, rc == 0 ? COPY_DONE : COPY_CUT);
 	if (j.in.fd != STDIN_FILENO)
 		tool_close(&j.in);
 	if (j.out.fd != STDOUT_FILENO && tool_close(&j.out) != 0 && rc == 0) {

@@ -23,4 +23,11 @@ check_grep "--progress: bar drawn" '100% \[=+\].*/s in ' tr '\r' '\n' <"$T/p.err
 check "--progress, unknown size (stdin)" sh -c "pvfs-cp --progress - /pvfs/d <'$T/src' 2>'$T/p.err'"
 check_grep "stdin: bytes and rate, no percentage" '^stdin +4[78]M +[0-9.]+[KMG]?/s$' tr '\r' '\n' <"$T/p.err"
 check "--progress to stdout: the data stays clean" sh -c "pvfs-cp --progress /pvfs/d - 2>/dev/null | cmp - '$T/src'"
+# A copy cut short (an iod dead) ends on a line that says so, not on one
+# that reads like the summary of a finished copy.
+pvfs-local kill "$T/fs" iod2 KILL >/dev/null 2>&1
+check_rc "--progress with an iod dead: exit 1" 1 pvfs-cp --progress "$T/src" /pvfs/e
+check_grep "a copy cut short: its last line says FAILED" \
+	'^src +[0-9]+% \[[=> ]*\] +[0-9.]+[KMG]? +[0-9.]+[KMG]?/s FAILED after +[0-9]+:[0-9]{2}$' \
+	sh -c "tr '\r' '\n' <'$T/last.err' | grep -v '^\$' | tail -n 1"
 finish

@@ -97,6 +97,7 @@ static const struct pvfs_field mgr_open_req_f[] = {
 
 static const struct pvfs_field mgr_path_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_path_req, cred),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_path_req, flags),
 	PVFS_FSTR(struct pvfs_mgr_path_req, path),
 	PVFS_FEND
 };
@@ -117,6 +118,7 @@ static const struct pvfs_field mgr_setattr_req_f[] = {
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, gid),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, atime_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, mtime_ns),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, flags),
 	PVFS_FSTR(struct pvfs_mgr_setattr_req, path),
 	PVFS_FEND
 };
@@ -188,6 +190,26 @@ static const struct pvfs_field mgr_statfs_rep_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, files),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, ffree),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_statfs_rep, namemax),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_symlink_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_symlink_req, cred),
+	PVFS_FSTR(struct pvfs_mgr_symlink_req, target),
+	PVFS_FSTR(struct pvfs_mgr_symlink_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_readlink_rep_f[] = {
+	PVFS_FSTR(struct pvfs_mgr_readlink_rep, target),
+	PVFS_FEND
+};
+
+/* The body of any reply with status PVFS_ST_LINK, whatever the op. */
+const struct pvfs_field pvfs_link_rep_fields[] = {
+	PVFS_FLD(PVFS_F_U8, struct pvfs_link_rep, which),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_link_rep, consumed),
+	PVFS_FSTR(struct pvfs_link_rep, target),
 	PVFS_FEND
 };
 
@@ -416,6 +438,8 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_AUTH, mgr_auth_req_f, struct pvfs_mgr_auth_req, mgr_auth_rep_f, struct pvfs_mgr_auth_rep),
 	MSG(PVFS_MGR_IODSTATUS, cred_only_f, struct pvfs_mgr_cred_req, mgr_iodstatus_rep_f, struct pvfs_mgr_iodstatus_rep),
 	MSG(PVFS_MGR_READDIRPLUS, mgr_readdir_req_f, struct pvfs_mgr_readdir_req, mgr_readdirplus_rep_f, struct pvfs_mgr_readdirplus_rep),
+	MSG(PVFS_MGR_SYMLINK, mgr_symlink_req_f, struct pvfs_mgr_symlink_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_READLINK, mgr_path_req_f, struct pvfs_mgr_path_req, mgr_readlink_rep_f, struct pvfs_mgr_readlink_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

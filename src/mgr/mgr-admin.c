@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mgr.h"
@@ -46,8 +47,8 @@ mgr_admin_inolist(struct mgr_conn *c, void *rq, void *rp)
 		end = rep->next_ino;
 	for (ino = q->first; ino < end; ino++) {
 		in = mgr_ns_get(ino);
-		if (in == NULL || in->dir != NULL)
-			continue;
+		if (in == NULL || (in->mode & S_IFMT) != S_IFREG)
+			continue; /* only files have stripes */
 		admin_inos[rep->n].ino = ino;
 		admin_inos[rep->n].gen = in->gen;
 		admin_inos[rep->n++].dist = in->dist;

@@ -97,6 +97,7 @@ int pvfs_file_iod(struct pvfs_file *f, uint32_t rel, char *addr, size_t len);
 #define PVFS_SET_MTIME 0x10u       /* to mtime */
 #define PVFS_SET_ATIME_NOW 0x20u
 #define PVFS_SET_MTIME_NOW 0x40u
+#define PVFS_SET_NOFOLLOW 0x80u    /* by path: a last link itself (lchown) */
 
 /* The attributes to change: the fields that mask names. */
 struct pvfs_setattr {
@@ -110,6 +111,21 @@ struct pvfs_setattr {
 int pvfs_file_setattr(struct pvfs_file *f, const struct pvfs_setattr *sa);
 int pvfs_path_setattr(const char *path, const struct pvfs_setattr *sa);
 int pvfs_path_mkdir(const char *path, mode_t mode);
+
+/* ---- resolve.c: symbolic links that lead out of PVFS ---- */
+
+/* Every path call follows links through the mgr and across mount
+ * prefixes.  One that a link leads out of PVFS (an absolute target
+ * outside every prefix, or ".." past a file system's root) fails with
+ * ENOENT, as any local path does here; after pvfs_set_local_escape(1)
+ * (once, before the first call: the preload shim) it fails with
+ * PVFS_ELOCAL instead, and pvfs_local_path() gives this thread the local
+ * path the call must be carried on with (the links followed so far
+ * resolved, the local part folded).  Two-path calls (rename) answer
+ * EXDEV when a link takes one of them out. */
+#define PVFS_ELOCAL 4097 /* not an errno of Linux's: never seen outside */
+void pvfs_set_local_escape(int on);
+const char *pvfs_local_path(void);
 
 /* ---- admin.c: what the tools ask of the mgr and of single iods ---- */
 

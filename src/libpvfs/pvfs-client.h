@@ -126,6 +126,10 @@ int pvfs_path_mkdir(const char *path, mode_t mode);
 #define PVFS_ELOCAL 4097 /* not an errno of Linux's: never seen outside */
 void pvfs_set_local_escape(int on);
 const char *pvfs_local_path(void);
+/* path with ".", ".." and every link resolved (realpath(3)'s answer)
+ * into out, len bytes; the path must exist.  0, or -1 with errno
+ * (PVFS_ELOCAL as above when a link or ".." leads out of PVFS). */
+int pvfs_realpath(const char *path, char *out, size_t len);
 
 /* ---- admin.c: what the tools ask of the mgr and of single iods ---- */
 

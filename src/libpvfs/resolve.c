@@ -14,7 +14,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pvfs-internal.h"
 
@@ -139,4 +141,127 @@ pvfs_walk_rpc(struct pvfs_walk *w)
 			return -1;
 		}
 	}
+}
+
+/* ---- the path with every link resolved (realpath, the shim's cwd) ---- */
+
+/* Append "/" and n bytes of c to s (WALK_MAX bytes). */
+static int
+walk_cat(char *s, const char *c, size_t n)
+{
+	size_t len = strlen(s);
+
+	if (len + 1 + n + 1 > WALK_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	s[len] = '/';
+	memcpy(s + len + 1, c, n);
+	s[len + 1 + n] = '\0';
+	return 0;
+}
+
+/* a, b and c one after the other into out (WALK_MAX bytes). */
+static int
+walk_join3(char *out, const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+
+	if (la + lb + lc + 1 > WALK_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(out, a, la);
+	memcpy(out + la, b, lb);
+	memcpy(out + la + lb, c, lc + 1);
+	return 0;
+}
+
+/* One pass over path's components from its file system's root: 0 with
+ * the result in res, 1 with the path to start again from in next (a link,
+ * or ".." out of the root), -1 with errno. */
+static int
+walk_real_pass(const char *path, char *res, char *next, int *hops, int first)
+{
+	char inner[PVFS_PATH_MAX + 1], target[PATH_MAX];
+	struct client_fs *fs;
+	const char *p, *c;
+	struct stat st;
+	size_t n, root;
+	ssize_t tl;
+	int rc;
+
+	if ((rc = pvfs_client_route(path, &fs, inner, walk_local,
+	    sizeof(walk_local))) != 0) {
+		if (rc == 1)
+			errno = !first && __atomic_load_n(&walk_escape,
+			    __ATOMIC_RELAXED) ? PVFS_ELOCAL : ENOENT;
+		return -1;
+	}
+	if (walk_join3(res, strcmp(fs->tab.prefix, "/") == 0 ? "" :
+	    fs->tab.prefix, "", "") != 0)
+		return -1;
+	root = strlen(res);
+	for (p = inner; (c = pvfs_path_next(&p, &n)) != NULL;) {
+		if (n == 1 && c[0] == '.')
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.' && strlen(res) > root) {
+			while (res[strlen(res) - 1] != '/')
+				res[strlen(res) - 1] = '\0';
+			res[strlen(res) - 1] = '\0';
+			continue;
+		}
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			/* Out of the root: the router takes it from here. */
+			return walk_join3(next, res, "/..", p) == 0 ? 1 : -1;
+		}
+		if (walk_cat(res, c, n) != 0 || pvfs_lstat(res, &st) != 0)
+			return -1;
+		if (S_ISLNK(st.st_mode)) {
+			if (++*hops > PVFS_LINK_HOPS) {
+				errno = ELOOP;
+				return -1;
+			}
+			if ((tl = pvfs_readlink(res, target, sizeof(target) - 1)) < 0)
+				return -1;
+			target[tl] = '\0';
+			while (res[strlen(res) - 1] != '/')
+				res[strlen(res) - 1] = '\0';
+			return walk_join3(next, target[0] == '/' ? "" : res, target,
+			    p) == 0 ? 1 : -1;
+		}
+		if (!S_ISDIR(st.st_mode) && *p != '\0') {
+			errno = ENOTDIR;
+			return -1;
+		}
+	}
+	if (res[0] == '\0')
+		strcpy(res, "/");
+	return 0;
+}
+
+int
+pvfs_realpath(const char *path, char *out, size_t len)
+{
+	char res[WALK_MAX], next[2][WALK_MAX];
+	const char *first = path;
+	int hops = 0, rc, k = 0;
+
+	if (path == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	while ((rc = walk_real_pass(path, res, next[k], &hops,
+	    path == first)) == 1) {
+		path = next[k];
+		k = !k;
+	}
+	if (rc != 0)
+		return -1;
+	if (strlen(res) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(out, res);
+	return 0;
 }

@@ -107,8 +107,14 @@ char *
 pl_path_canon(const char *abs)
 {
 	char *out = malloc(PL_ABS_MAX);
+	int rc;
 
-	if (out != NULL && pl_normalize(abs, out, PL_ABS_MAX) != 0) {
+	if (out == NULL)
+		return NULL;
+	pl_busy++;
+	rc = pvfs_realpath(abs, out, PL_ABS_MAX);
+	pl_busy--;
+	if (rc != 0) {
 		free(out);
 		return NULL;
 	}
@@ -321,7 +327,8 @@ pl_chdir_pvfs(const char *abs)
 	rc = pvfs_access(abs, X_OK);
 	pl_busy--;
 	if (rc == 0) {
-		/* It resolved: its folded name is its real one. */
+		/* It resolved: the name with its links resolved is its real
+		 * one, which getcwd gives and ".." climbs from. */
 		char *canon = pl_path_canon(abs);
 
 		if (canon == NULL)
@@ -337,11 +344,15 @@ chdir(const char *path)
 {
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
+	const char *use = PL_USE(r, path, abs);
 	int rc;
 
-	if (r == PL_PVFS)
-		return pl_chdir_pvfs(abs);
-	rc = REAL(chdir)(PL_USE(r, path, abs));
+	if (r == PL_PVFS) {
+		if (!PL_ESCAPED(rc = pl_chdir_pvfs(abs)))
+			return rc;
+		use = pvfs_local_path();
+	}
+	rc = REAL(chdir)(use);
 	if (rc == 0 && !pl_busy && pl_cwd_is_virtual())
 		pl_cwd_set(NULL);
 	return rc;
@@ -431,7 +442,8 @@ realpath(const char *path, char *resolved)
 	char *canon;
 
 	if (pl_stat_abs(abs, &st) != 0 || (canon = pl_path_canon(abs)) == NULL)
-		return NULL;
+		return PL_ESCAPED(-1) ? REAL(realpath)(pvfs_local_path(),
+		    resolved) : NULL;
 	if (strlen(canon) >= PATH_MAX) {
 		free(canon);
 		errno = ENAMETOOLONG;

@@ -76,7 +76,7 @@ static const struct pvfs_field rec_end_f[] = { REC_U64(ino), PVFS_FEND };
 static const struct pvfs_field rec_symlink_f[] = {
 	REC_U64(parent), REC_U64(ino), REC_U64(cookie), REC_U32(uid),
 	REC_U32(gid), REC_U64(atime_ns), REC_U64(mtime_ns), REC_U64(ctime_ns),
-	REC_U64(time), REC_NAME(name, namelen),
+	REC_U64(mset_ns), REC_U64(time), REC_NAME(name, namelen),
 	PVFS_FSREF(struct mgr_rec, target, targetlen, MGR_LINK_MAX), PVFS_FEND
 };
 

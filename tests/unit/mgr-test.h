@@ -23,6 +23,9 @@ int mt_create(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino);
 int mt_mkdir(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino);
+/* A symbolic link path -> target, owned by uid:gid. */
+int mt_symlink(const char *path, const char *target, uint32_t uid,
+    uint32_t gid, uint64_t *ino);
 int mt_unlink(const char *path);
 int mt_rmdir(const char *path);
 int mt_rename(const char *from, const char *to);
@@ -43,6 +46,7 @@ struct mt_ent {
 	uint32_t mode, uid, gid, nlive, nsubdirs;
 	int64_t atime_ns, mtime_ns, ctime_ns, mset_ns;
 	struct pvfs_dist dist;
+	char *target;            /* a link's text, else NULL */
 };
 struct mt_dump {
 	struct mt_ent *ents;

@@ -59,6 +59,7 @@ frame_seeds(const char *dir)
 		.dist = { 0, 4, 65536 } } };
 	struct pvfs_mgr_readdirplus_rep rdplus = { .eof = 1, .n = 1,
 		.ents = &pe };
+	static struct pvfs_link_rep link = { 0, 6, "../target" };
 	struct pvfs_buf b;
 	char name[64];
 	uint16_t op;
@@ -91,6 +92,11 @@ frame_seeds(const char *dir)
 			pvfs_buf_free(&b);
 		}
 	}
+	/* A link met: the status-specific body (protocol 8). */
+	pvfs_buf_init(&b);
+	if (pvfs_frame_encode(&b, PVFS_MGR_STAT, 1, 1, PVFS_ST_LINK, &link) == 0)
+		put_file(dir, "frame", "MGR_STAT-link", b.data, b.len);
+	pvfs_buf_free(&b);
 }
 
 /* Format 2: a byte choosing the mode, then batches of every record type;
@@ -100,7 +106,7 @@ journal_seeds(const char *dir)
 {
 	struct mgr_batch b;
 	struct pvfs_buf out, one;
-	struct mgr_rec r;
+	struct mgr_rec r, sl;
 	int t, seq = 0;
 
 	memset(&b, 0, sizeof(b));
@@ -126,6 +132,18 @@ journal_seeds(const char *dir)
 			mgr_batch_reset(&b);
 		}
 	}
+	mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
+	pvfs_buf_put(&out, b.buf.data, b.buf.len);
+	mgr_batch_reset(&b);
+	memset(&sl, 0, sizeof(sl)); /* type 8, after END's number */
+	sl.type = MGR_REC_SYMLINK;
+	sl.parent = 1;
+	sl.ino = 20;
+	sl.name = "link";
+	sl.namelen = 4;
+	sl.target = "../target";
+	sl.targetlen = 9;
+	mgr_batch_add(&b, &sl);
 	mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
 	pvfs_buf_put(&out, b.buf.data, b.buf.len);
 	put_file(dir, "journal", "format2", out.data, out.len);

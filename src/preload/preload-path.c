@@ -374,7 +374,12 @@ fchdir(int fd)
 		errno = ENOTDIR;
 		rc = -1;
 	} else {
-		pl_cwd_set(f->path);
+		/* Its physical name, should it have been opened through a
+		 * link: getcwd and ".." as after chdir. */
+		char *canon = pl_path_canon(f->path);
+
+		pl_cwd_set(canon != NULL ? canon : f->path);
+		free(canon);
 		rc = 0;
 	}
 	pl_put(f);

@@ -739,9 +739,13 @@ pathconf(const char *path, int name)
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
+	int rc;
+
 	if (r != PL_PVFS)
 		return REAL(pathconf)(PL_USE(r, path, abs), name);
-	return pl_stat_abs(abs, &(struct stat){ 0 }) != 0 ? -1 : pl_pathconf_pvfs(name);
+	if (PL_ESCAPED(rc = pl_stat_abs(abs, &(struct stat){ 0 })))
+		return REAL(pathconf)(pvfs_local_path(), name);
+	return rc != 0 ? -1 : pl_pathconf_pvfs(name);
 }
 
 long

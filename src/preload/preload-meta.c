@@ -802,6 +802,10 @@ pl_mktemp(char *tmpl, int suffixlen, int flags, int dir)
 		}
 		rc = dir ? PL_BUSY(pvfs_path_mkdir(abs, 0700)) :
 		    pl_open_abs(abs, (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (PL_ESCAPED(rc)) /* a directory link led out of PVFS */
+			rc = dir ? REAL(mkdir)(pvfs_local_path(), 0700) :
+			    REAL(open)(pvfs_local_path(), (flags & ~O_ACCMODE) |
+			    O_RDWR | O_CREAT | O_EXCL, 0600);
 		if (rc >= 0 || errno != EEXIST)
 			return rc;
 	}

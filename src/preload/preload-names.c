@@ -141,6 +141,8 @@ pl_rename_at(enum pl_call which, int od, const char *o, int nd, const char *n,
 			errno = EEXIST;
 			return -1;
 		}
+		if (errno == PVFS_ELOCAL)
+			errno = EXDEV; /* a link led the new name out of PVFS */
 		if (errno != ENOENT)
 			return -1;
 	}

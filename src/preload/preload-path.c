@@ -556,8 +556,18 @@ connect(int fd, const struct sockaddr *sa, socklen_t len)
 		memcpy(name, ((const struct sockaddr_un *)(const void *)sa)->sun_path, n);
 		name[n] = '\0';
 		if (pl_route(AT_FDCWD, name, abs) == PL_PVFS &&
-		    pl_stat_abs(abs, &st) != 0)
-			return -1;
+		    pl_stat_abs(abs, &st) != 0) {
+			/* A link led out of PVFS: the socket may be there. */
+			if (!PL_ESCAPED(-1) ||
+			    strlen(pvfs_local_path()) >= sizeof(un.sun_path))
+				return -1;
+			memset(&un, 0, sizeof(un));
+			un.sun_family = AF_UNIX;
+			memcpy(un.sun_path, pvfs_local_path(),
+			    strlen(pvfs_local_path()) + 1);
+			return REAL(connect)(fd, (const struct sockaddr *)&un,
+			    (socklen_t)(off + strlen(un.sun_path) + 1));
+		}
 		errno = ECONNREFUSED;
 		return -1;
 	default:

@@ -26,7 +26,7 @@
 /* ---- dir.c: directory streams with attributes ---- */
 
 /* The next entry of d after "." and "..", which it skips, with in st what
- * pvfs_stat of its path would give at about the same time, but no mgr
+ * pvfs_lstat of its path would give at about the same time, but no mgr
  * request per entry: the mgr sends attributes and a size capability with
  * each batch of names (MGR_READDIRPLUS).  A regular file's size, blocks
  * and mtime still cost one IOD_SIZE to each of its iods, sent at once.

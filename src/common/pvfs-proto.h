@@ -249,8 +249,9 @@ struct pvfs_mgr_readdir_rep {
 	struct pvfs_dirent_wire *ents; /* n entries; freed by pvfs_msg_free */
 };
 /* READDIRPLUS (request as READDIR, max <= PVFS_READDIRPLUS_MAX): each
- * entry also carries what STAT (NOFOLLOW) of its path would answer, attributes and a
- * PVFS_R_SIZE capability, so a tree walk needs no mgr request per file.
+ * entry also carries what STAT (NOFOLLOW) of its path would answer,
+ * attributes and a PVFS_R_SIZE capability, so a tree walk needs no mgr
+ * request per file.
  * The directory must be readable and searchable. */
 struct pvfs_direntplus_wire {
 	struct pvfs_dirent_wire ent;

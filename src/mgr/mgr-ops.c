@@ -793,8 +793,9 @@ mgr_op_readdir(struct mgr_conn *c, void *rq, void *rp)
 	return 0;
 }
 
-/* As STAT (PVFS_PF_NOFOLLOW) of each entry's path would answer: searching the directory is
- * what STAT needs of it, reading it what READDIR needs. */
+/* As STAT (PVFS_PF_NOFOLLOW) of each entry's path would answer:
+ * searching the directory is what STAT needs of it, reading it what
+ * READDIR needs. */
 static int
 mgr_op_readdirplus(struct mgr_conn *c, void *rq, void *rp)
 {

@@ -80,6 +80,13 @@ int pvfs_chown(const char *path, uid_t owner, gid_t group);
 int pvfs_fchown(int fd, uid_t owner, gid_t group);
 int pvfs_utimes(const char *path, const struct timeval times[2]);
 int pvfs_statfs(const char *path, struct statfs *buf);
+/* Symbolic links, as Linux has them (doc/api.md): every path call follows
+ * them but where its POSIX namesake does not; pvfs_open takes O_NOFOLLOW.
+ * A link that leads out of PVFS makes the call fail as for a path that is
+ * not PVFS's (ENOENT). */
+int pvfs_symlink(const char *target, const char *path);
+ssize_t pvfs_readlink(const char *path, char *buf, size_t len);
+int pvfs_lchown(const char *path, uid_t owner, gid_t group);
 
 int pvfs_unlink(const char *path);
 int pvfs_rename(const char *oldpath, const char *newpath);

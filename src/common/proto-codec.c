@@ -343,6 +343,8 @@ pvfs_frame_encode(struct pvfs_buf *out, uint16_t op, uint32_t reqid,
 	out->len += PVFS_HDR_LEN;
 	if (status == 0 && msg != NULL)
 		encode_fields(out, tbl, msg);
+	else if (status == PVFS_ST_LINK && msg != NULL)
+		encode_fields(out, pvfs_link_rep_fields, msg);
 	if (out->oom || out->len - start - PVFS_HDR_LEN > PVFS_MAX_BODY) {
 		int err = out->oom && out->len - start <= PVFS_MAX_BODY ? -ENOMEM : -EMSGSIZE;
 
@@ -371,6 +373,19 @@ pvfs_msg_decode(uint16_t op, int reply, const uint8_t *body, size_t len,
 		free_fields(tbl, msg);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+int
+pvfs_link_decode(const uint8_t *body, size_t len, struct pvfs_link_rep *l)
+{
+	struct pvfs_cur c;
+
+	memset(l, 0, sizeof(*l));
+	pvfs_cur_init(&c, body, len);
+	if (decode_fields(&c, pvfs_link_rep_fields, (uint8_t *)l) != 0 ||
+	    c.left != 0 || l->which > 1 || l->target[0] == '\0')
+		return -EPROTO;
 	return 0;
 }
 

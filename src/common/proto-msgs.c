@@ -99,6 +99,7 @@ static const struct pvfs_field mgr_open_req_f[] = {
 
 static const struct pvfs_field mgr_path_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_path_req, cred),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_path_req, flags),
 	PVFS_FSTR(struct pvfs_mgr_path_req, path),
 	PVFS_FEND
 };
@@ -119,6 +120,7 @@ static const struct pvfs_field mgr_setattr_req_f[] = {
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, gid),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, atime_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, mtime_ns),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, flags),
 	PVFS_FSTR(struct pvfs_mgr_setattr_req, path),
 	PVFS_FEND
 };
@@ -191,6 +193,26 @@ static const struct pvfs_field mgr_statfs_rep_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, files),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_statfs_rep, ffree),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_statfs_rep, namemax),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_symlink_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_symlink_req, cred),
+	PVFS_FSTR(struct pvfs_mgr_symlink_req, target),
+	PVFS_FSTR(struct pvfs_mgr_symlink_req, path),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_readlink_rep_f[] = {
+	PVFS_FSTR(struct pvfs_mgr_readlink_rep, target),
+	PVFS_FEND
+};
+
+/* The body of any reply with status PVFS_ST_LINK, whatever the op. */
+const struct pvfs_field pvfs_link_rep_fields[] = {
+	PVFS_FLD(PVFS_F_U8, struct pvfs_link_rep, which),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_link_rep, consumed),
+	PVFS_FSTR(struct pvfs_link_rep, target),
 	PVFS_FEND
 };
 
@@ -489,6 +511,8 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_COUNTERS, none_f, struct pvfs_none, counters_rep_f, struct pvfs_counters_rep),
 	MSG(PVFS_MGR_MKNOD, mgr_mknod_req_f, struct pvfs_mgr_mknod_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
 	MSG(PVFS_MGR_MODIFIED, mgr_modified_req_f, struct pvfs_mgr_modified_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_SYMLINK, mgr_symlink_req_f, struct pvfs_mgr_symlink_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_READLINK, mgr_path_req_f, struct pvfs_mgr_path_req, mgr_readlink_rep_f, struct pvfs_mgr_readlink_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

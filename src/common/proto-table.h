@@ -68,5 +68,7 @@ int pvfs_fields_decode(struct pvfs_cur *c, const struct pvfs_field *f,
 
 /* proto-msgs.c */
 const struct pvfs_msgdesc *pvfs_msgdesc_find(uint16_t op);
+/* The body of a PVFS_ST_LINK reply (struct pvfs_link_rep). */
+extern const struct pvfs_field pvfs_link_rep_fields[];
 
 #endif /* PVFS_PROTO_TABLE_H */

@@ -37,7 +37,8 @@
 #define PVFS_DIST_DEFAULT 0xffffffffu /* in a request: use the default */
 
 /* Frame header.  status is 0 in requests; in replies 0 or a positive errno
- * (Linux values), and a reply with status != 0 has an empty body. */
+ * (Linux values), and a reply with status != 0 has an empty body, except
+ * PVFS_ST_LINK (below), whose body is a struct pvfs_link_rep. */
 struct pvfs_hdr {
 	uint32_t magic;
 	uint16_t version;
@@ -49,12 +50,23 @@ struct pvfs_hdr {
 };
 #define PVFS_HDR_REPLY 0x1u
 
+/* A reply status that is not an errno: the mgr met a symbolic link it
+ * does not follow itself (a directory component, or the last one of a
+ * request that follows).  The body says where, for the client to build
+ * the path again and resend (doc/protocol.md, "Symbolic links"). */
+#define PVFS_ST_LINK 4000
+struct pvfs_link_rep {
+	uint8_t which;     /* 0: the request's (first) path, 1: RENAME's "to" */
+	uint32_t consumed; /* bytes of that path up to the end of the link's name */
+	char target[PVFS_PATH_MAX + 1]; /* the link's text */
+};
+
 /* Opcodes, numbered in ranges by the daemon that serves them. */
 enum pvfs_op {
 	PVFS_MGR_PING = 0x0100,
 	PVFS_MGR_FSINFO,   /* file system id and the ordered iod table */
 	PVFS_MGR_OPEN,     /* lookup, create, truncate-permission; returns a capability */
-	PVFS_MGR_STAT,     /* by path; follows no links (there are none) */
+	PVFS_MGR_STAT,     /* by path; lstat with PVFS_PF_NOFOLLOW */
 	PVFS_MGR_GETATTR,  /* by inode; also refreshes a capability */
 	PVFS_MGR_SETATTR,  /* chmod, chown, utimes, by path or inode */
 	PVFS_MGR_TRUNCATE, /* permission + ctime/mtime; the client then truncates the iods */
@@ -72,6 +84,8 @@ enum pvfs_op {
 	PVFS_MGR_COUNTERS, /* the daemon's counters (pvfs-counters) */
 	PVFS_MGR_MKNOD,    /* a FIFO, socket or device node (no data on the iods) */
 	PVFS_MGR_MODIFIED, /* a writer's report: set-id bits cleared, truncate's times */
+	PVFS_MGR_SYMLINK,  /* make a symbolic link */
+	PVFS_MGR_READLINK, /* a symbolic link's text */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -101,7 +115,12 @@ enum pvfs_op {
 #define PVFS_OF_EXCL 0x200u
 #define PVFS_OF_TRUNC 0x400u
 #define PVFS_OF_DIRECTORY 0x800u
-#define PVFS_OF_ALL 0xf03u
+#define PVFS_OF_NOFOLLOW 0x1000u
+#define PVFS_OF_ALL 0x1f03u
+
+/* Path request flags (STAT, READLINK, SETATTR by path). */
+#define PVFS_PF_NOFOLLOW 0x1u /* a last component that is a link is the answer */
+#define PVFS_PF_ALL 0x1u
 
 /* Capability rights. */
 #define PVFS_R_READ 0x1u
@@ -197,8 +216,9 @@ struct pvfs_mgr_open_req {
 	struct pvfs_dist dist; /* fields may be PVFS_DIST_DEFAULT */
 	char path[PVFS_PATH_MAX + 1];
 };
-struct pvfs_mgr_path_req { /* STAT, RMDIR */
+struct pvfs_mgr_path_req { /* STAT, UNLINK, RMDIR, READLINK */
 	struct pvfs_cred cred;
+	uint32_t flags; /* PVFS_PF_*: STAT only (READLINK never follows) */
 	char path[PVFS_PATH_MAX + 1];
 };
 struct pvfs_mgr_getattr_req {
@@ -211,6 +231,7 @@ struct pvfs_mgr_setattr_req {
 	uint64_t ino; /* 0: use path */
 	uint32_t mask, mode, uid, gid;
 	int64_t atime_ns, mtime_ns;
+	uint32_t flags; /* PVFS_PF_*, by path */
 	char path[PVFS_PATH_MAX + 1];
 };
 struct pvfs_mgr_truncate_req {
@@ -273,8 +294,9 @@ struct pvfs_mgr_readdir_rep {
 	struct pvfs_dirent_wire *ents; /* n entries; freed by pvfs_msg_free */
 };
 /* READDIRPLUS (request as READDIR, max <= PVFS_READDIRPLUS_MAX): each
- * entry also carries what STAT of its path would answer, attributes and a
- * PVFS_R_SIZE capability, so a tree walk needs no mgr request per file.
+ * entry also carries what STAT (NOFOLLOW) of its path would answer,
+ * attributes and a PVFS_R_SIZE capability, so a tree walk needs no mgr
+ * request per file.
  * The directory must be readable and searchable. */
 struct pvfs_direntplus_wire {
 	struct pvfs_dirent_wire ent;
@@ -285,6 +307,17 @@ struct pvfs_mgr_readdirplus_rep {
 	uint8_t eof;
 	uint32_t n;
 	struct pvfs_direntplus_wire *ents; /* n entries; freed by pvfs_msg_free */
+};
+/* SYMLINK: path names the new link, target its text (1 to
+ * PVFS_PATH_MAX - 1 bytes); reply attrcap.  READLINK: path_req; reply
+ * the text. */
+struct pvfs_mgr_symlink_req {
+	struct pvfs_cred cred;
+	char target[PVFS_PATH_MAX + 1];
+	char path[PVFS_PATH_MAX + 1];
+};
+struct pvfs_mgr_readlink_rep {
+	char target[PVFS_PATH_MAX + 1];
 };
 struct pvfs_mgr_statfs_rep {
 	uint64_t files, ffree;
@@ -540,7 +573,9 @@ void pvfs_hdr_encode(const struct pvfs_hdr *h, uint8_t out[PVFS_HDR_LEN]);
 int pvfs_hdr_decode(const uint8_t in[PVFS_HDR_LEN], struct pvfs_hdr *h);
 /* Size of the C struct for op's request or reply; 0 if op is unknown. */
 size_t pvfs_msg_size(uint16_t op, int reply);
-/* Append a whole frame (header + body of msg) to out.  0 or -ENOMEM/-EINVAL. */
+/* Append a whole frame (header + body of msg) to out.  0 or -ENOMEM/-EINVAL.
+ * A reply with status PVFS_ST_LINK carries msg as a struct pvfs_link_rep,
+ * any other non-zero status no body. */
 int pvfs_frame_encode(struct pvfs_buf *out, uint16_t op, uint32_t reqid,
     int reply, int32_t status, const void *msg);
 /* Decode a body into msg (a struct of pvfs_msg_size bytes, zeroed first).
@@ -548,6 +583,8 @@ int pvfs_frame_encode(struct pvfs_buf *out, uint16_t op, uint32_t reqid,
  * nothing stays allocated. */
 int pvfs_msg_decode(uint16_t op, int reply, const uint8_t *body, size_t len,
     void *msg);
+/* The body of a PVFS_ST_LINK reply; 0 or -EPROTO. */
+int pvfs_link_decode(const uint8_t *body, size_t len, struct pvfs_link_rep *l);
 /* Free what pvfs_msg_decode allocated inside msg (arrays). */
 void pvfs_msg_free(uint16_t op, int reply, void *msg);
 const char *pvfs_op_name(uint16_t op);

@@ -112,12 +112,14 @@ admin_stat(const char *path, struct client_fs **fs,
     struct pvfs_mgr_attrcap_rep *rep)
 {
 	struct pvfs_mgr_path_req req;
+	struct pvfs_walk w;
+	int rc;
 
 	memset(&req, 0, sizeof(req));
-	if (pvfs_client_resolve(path, fs, req.path) != 0)
-		return -1;
-	pvfs_client_cred(&req.cred);
-	return pvfs_conn_rpc(*fs, PVFS_MGR_STAT, &req, rep);
+	pvfs_walk_init(&w, PVFS_MGR_STAT, &req, &req.cred, path, req.path, rep);
+	rc = pvfs_walk_rpc(&w);
+	*fs = w.fs;
+	return rc;
 }
 
 static int

@@ -319,7 +319,8 @@ client_route(const char *path, char *out)
 }
 
 /* Find path's file system; norm gets the path with "//" collapsed and,
- * under the prefix, "." and ".." kept for the mgr. */
+ * under the prefix, "." and ".." kept for the mgr.  0, -1 with errno, or
+ * 1 (errno ENOENT) for a local path. */
 static int
 client_lookup(const char *path, char *norm, struct client_fs **fs)
 {
@@ -338,7 +339,7 @@ client_lookup(const char *path, char *norm, struct client_fs **fs)
 	}
 	if (i < 0) {
 		errno = ENOENT;
-		return -1;
+		return 1; /* a local path, routed in norm */
 	}
 	*fs = &client_fs_tab[i];
 	return 0;
@@ -411,17 +412,33 @@ client_lookup_url(const char *s, char *norm, struct client_fs **fs)
 int
 pvfs_client_resolve(const char *path, struct client_fs **fsp, char *inner)
 {
+	return pvfs_client_route(path, fsp, inner, NULL, 0) == 0 ? 0 : -1;
+}
+
+int
+pvfs_client_route(const char *path, struct client_fs **fsp, char *inner,
+    char *local, size_t locallen)
+{
 	char norm[CLIENT_NORM_MAX];
 	struct client_fs *fs;
 	const char *rest;
+	int rc;
 
 	if (path != NULL && strncmp(path, CLIENT_URL, CLIENT_URL_LEN) == 0) {
 		if (client_lookup_url(path + CLIENT_URL_LEN, norm, &fs) != 0)
 			return -1;
 		rest = norm;
 	} else {
-		if (client_lookup(path, norm, &fs) != 0)
-			return -1;
+		if ((rc = client_lookup(path, norm, &fs)) != 0) {
+			if (rc != 1 || local == NULL)
+				return -1;
+			if (strlen(norm) >= locallen) {
+				errno = ENAMETOOLONG;
+				return -1;
+			}
+			strcpy(local, norm);
+			return 1;
+		}
 		rest = strcmp(fs->tab.prefix, "/") == 0 ? norm : norm + fs->prefix_len;
 	}
 	if (strlen(rest) + 1 > PVFS_PATH_MAX) {

@@ -391,6 +391,15 @@ conn_recv_frame(int fd, struct pvfs_hdr *h, uint8_t *inl, uint8_t **body,
 	    deadline);
 }
 
+/* The body of this thread's last PVFS_ST_LINK reply. */
+static __thread struct pvfs_link_rep conn_link;
+
+const struct pvfs_link_rep *
+pvfs_conn_link(void)
+{
+	return &conn_link;
+}
+
 int
 pvfs_conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
     const uint8_t *body, void *rep)
@@ -398,6 +407,15 @@ pvfs_conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
 	if (!(h->flags & PVFS_HDR_REPLY) || h->op != op || h->reqid != reqid) {
 		errno = EPROTO;
 		return -1;
+	}
+	if (h->status == PVFS_ST_LINK) {
+		/* Not an error: a link for the resolve loop to follow. */
+		if (pvfs_link_decode(body, h->body_len, &conn_link) != 0) {
+			errno = EPROTO;
+			return -1;
+		}
+		errno = PVFS_ST_LINK;
+		return 1;
 	}
 	if (h->status != 0) {
 		errno = h->status;

@@ -34,16 +34,14 @@ pvfs_opendir(const char *path)
 {
 	struct pvfs_mgr_open_req req;
 	struct pvfs_mgr_attrcap_rep rep;
-	struct client_fs *fs;
+	struct pvfs_walk w;
 	PVFS_DIR *d;
 
 	memset(&req, 0, sizeof(req));
-	if (pvfs_client_resolve(path, &fs, req.path) != 0)
-		return NULL;
-	pvfs_client_cred(&req.cred);
 	req.flags = PVFS_OF_DIRECTORY | PVFS_OF_RDONLY;
 	req.dist.base = req.dist.pcount = req.dist.ssize = PVFS_DIST_DEFAULT;
-	if (pvfs_conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
+	pvfs_walk_init(&w, PVFS_MGR_OPEN, &req, &req.cred, path, req.path, &rep);
+	if (pvfs_walk_rpc(&w) != 0)
 		return NULL;
 	if (!S_ISDIR(rep.attr.mode)) {
 		errno = ENOTDIR;
@@ -51,7 +49,7 @@ pvfs_opendir(const char *path)
 	}
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return NULL;
-	d->fs = fs;
+	d->fs = w.fs;
 	d->ino = rep.attr.ino;
 	pthread_mutex_init(&d->lock, NULL);
 	return d;

@@ -9,7 +9,7 @@ lib_LTLIBRARIES += libpvfs.la
 noinst_LTLIBRARIES += libpvfs-client.la
 libpvfs_client_la_SOURCES = \
 	src/libpvfs/pvfs-internal.h src/libpvfs/pvfs-client.h \
-	src/libpvfs/client.c src/libpvfs/path.c src/libpvfs/conn.c src/libpvfs/auth.c \
+	src/libpvfs/client.c src/libpvfs/path.c src/libpvfs/resolve.c src/libpvfs/conn.c src/libpvfs/auth.c \
 	src/libpvfs/pvfs-file.c src/libpvfs/file.c src/libpvfs/meta.c \
 	src/libpvfs/dir.c src/libpvfs/listio.c src/libpvfs/admin.c \
 	src/libpvfs/size-list.c \

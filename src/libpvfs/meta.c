@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -99,28 +100,32 @@ pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	return 0;
 }
 
-/* Build the common part of a path request: file system, path, caller. */
+/* One path request (its path field inner, its caller cred) through the
+ * link-following loop; *fs is the file system that answered. */
 static int
-meta_path_req(const char *path, struct client_fs **fs, struct pvfs_cred *cr,
-    char *inner)
+meta_walk(const char *path, uint16_t op, void *req, struct pvfs_cred *cred,
+    char *inner, void *rep, struct client_fs **fs)
 {
-	if (pvfs_client_resolve(path, fs, inner) != 0)
-		return -1;
-	pvfs_client_cred(cr);
-	return 0;
+	struct pvfs_walk w;
+	int rc;
+
+	pvfs_walk_init(&w, op, req, cred, path, inner, rep);
+	rc = pvfs_walk_rpc(&w);
+	*fs = w.fs;
+	return rc;
 }
 
-/* A request that names nothing but a path (STAT, UNLINK, RMDIR): 0 with
- * the reply in rep, or -1 with errno. */
+/* A request that names nothing but a path (STAT, UNLINK, RMDIR,
+ * READLINK): 0 with the reply in rep, or -1 with errno. */
 static int
-meta_path_rpc(const char *path, uint16_t op, struct client_fs **fs, void *rep)
+meta_path_rpc(const char *path, uint16_t op, uint32_t flags,
+    struct client_fs **fs, void *rep)
 {
 	struct pvfs_mgr_path_req req;
 
 	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, fs, &req.cred, req.path) != 0)
-		return -1;
-	return pvfs_conn_rpc(*fs, op, &req, rep);
+	req.flags = flags;
+	return meta_walk(path, op, &req, &req.cred, req.path, rep, fs);
 }
 
 int
@@ -129,7 +134,7 @@ pvfs_stat(const char *path, struct stat *st)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
-	if (meta_path_rpc(path, PVFS_MGR_STAT, &fs, &rep) != 0)
+	if (meta_path_rpc(path, PVFS_MGR_STAT, 0, &fs, &rep) != 0)
 		return -1;
 	return pvfs_meta_stat_reply(fs, &rep, st);
 }
@@ -142,7 +147,7 @@ pvfs_path_ident(const char *path, uint64_t *fsid, uint64_t *ino, mode_t *mode)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
-	if (meta_path_rpc(path, PVFS_MGR_STAT, &fs, &rep) != 0)
+	if (meta_path_rpc(path, PVFS_MGR_STAT, 0, &fs, &rep) != 0)
 		return -1;
 	*fsid = rep.cap.fsid;
 	*ino = rep.attr.ino;
@@ -150,11 +155,63 @@ pvfs_path_ident(const char *path, uint64_t *fsid, uint64_t *ino, mode_t *mode)
 	return 0;
 }
 
-/* There are no symbolic links in PVFS. */
 int
 pvfs_lstat(const char *path, struct stat *st)
 {
-	return pvfs_stat(path, st);
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (meta_path_rpc(path, PVFS_MGR_STAT, PVFS_PF_NOFOLLOW, &fs, &rep) != 0)
+		return -1;
+	return pvfs_meta_stat_reply(fs, &rep, st);
+}
+
+ssize_t
+pvfs_readlink(const char *path, char *buf, size_t len)
+{
+	struct pvfs_mgr_readlink_rep rep;
+	struct client_fs *fs;
+	size_t n;
+
+	if (len == 0 || len > SSIZE_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (meta_path_rpc(path, PVFS_MGR_READLINK, 0, &fs, &rep) != 0)
+		return -1;
+	n = strlen(rep.target);
+	if (n > len)
+		n = len; /* truncated, without a NUL, as readlink(2) */
+	memcpy(buf, rep.target, n);
+	return (ssize_t)n;
+}
+
+int
+pvfs_symlink(const char *target, const char *path)
+{
+	struct pvfs_mgr_symlink_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+	size_t n;
+
+	if (target == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
+	/* The kernel copies both names first: PATH_MAX with the NUL. */
+	if ((n = strnlen(target, PATH_MAX)) >= PATH_MAX ||
+	    (path != NULL && strnlen(path, PATH_MAX) >= PATH_MAX)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (n == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	memset(&req, 0, sizeof(req));
+	memcpy(req.target, target, n + 1);
+	return meta_walk(path, PVFS_MGR_SYMLINK, &req, &req.cred, req.path,
+	    &rep, &fs);
 }
 
 int
@@ -182,13 +239,12 @@ pvfs_access(const char *path, int mode)
 		return -1;
 	}
 	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
-		return -1;
 	req.mode = (uint32_t)mode;
 	/* access(2) checks the real ids, not the effective ones */
+	pvfs_client_cred(&req.cred);
 	req.cred.uid = (uint32_t)getuid();
 	req.cred.gid = (uint32_t)getgid();
-	return pvfs_conn_rpc(fs, PVFS_MGR_ACCESS, &req, &rep);
+	return meta_walk(path, PVFS_MGR_ACCESS, &req, NULL, req.path, &rep, &fs);
 }
 
 static int
@@ -235,10 +291,12 @@ pvfs_path_setattr(const char *path, const struct pvfs_setattr *sa)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
-	if (pvfs_meta_setattr_req(sa, &req) != 0 ||
-	    meta_path_req(path, &fs, &req.cred, req.path) != 0)
+	if (pvfs_meta_setattr_req(sa, &req) != 0)
 		return -1;
-	return pvfs_conn_rpc(fs, PVFS_MGR_SETATTR, &req, &rep);
+	if (sa->mask & PVFS_SET_NOFOLLOW)
+		req.flags = PVFS_PF_NOFOLLOW;
+	return meta_walk(path, PVFS_MGR_SETATTR, &req, &req.cred, req.path,
+	    &rep, &fs);
 }
 
 /* SETATTR by path (fd < 0) or by the inode of an open file. */
@@ -306,6 +364,24 @@ pvfs_chown(const char *path, uid_t owner, gid_t group)
 }
 
 int
+pvfs_lchown(const char *path, uid_t owner, gid_t group)
+{
+	struct pvfs_setattr sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.mask = PVFS_SET_NOFOLLOW;
+	if (owner != (uid_t)-1) {
+		sa.mask |= PVFS_SET_UID;
+		sa.uid = owner;
+	}
+	if (group != (gid_t)-1) {
+		sa.mask |= PVFS_SET_GID;
+		sa.gid = group;
+	}
+	return pvfs_path_setattr(path, &sa);
+}
+
+int
 pvfs_fchown(int fd, uid_t owner, gid_t group)
 {
 	return fd < 0 ? (errno = EBADF, -1) : meta_chown(NULL, fd, owner, group);
@@ -365,11 +441,11 @@ pvfs_statfs(const char *path, struct statfs *buf)
 	struct pvfs_iod_statfs_rep drep;
 	struct client_fs *fs;
 
+	/* statfs(2) fails for a path that does not exist, and follows
+	 * links to the file system that has their target. */
 	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
-		return -1;
-	/* statfs(2) fails for a path that does not exist. */
-	if (strcmp(req.path, "/") != 0 && pvfs_conn_rpc(fs, PVFS_MGR_STAT, &req, &rep) != 0)
+	if (meta_walk(path, PVFS_MGR_STAT, &req, &req.cred, req.path, &rep,
+	    &fs) != 0)
 		return -1;
 	memset(&creq, 0, sizeof(creq));
 	creq.cred = req.cred;
@@ -399,7 +475,7 @@ pvfs_unlink(const char *path)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
-	if (meta_path_rpc(path, PVFS_MGR_UNLINK, &fs, &rep) != 0)
+	if (meta_path_rpc(path, PVFS_MGR_UNLINK, 0, &fs, &rep) != 0)
 		return -1;
 	meta_drop_stripes(fs, &rep);
 	return 0;
@@ -410,7 +486,7 @@ pvfs_rename(const char *oldpath, const char *newpath)
 {
 	struct pvfs_mgr_rename_req req;
 	struct pvfs_mgr_attrcap_rep rep;
-	struct client_fs *fs, *fs2;
+	struct pvfs_walk w;
 
 	/* Both names are read before either is looked up, as the kernel
 	 * does: a NULL one is EFAULT whatever the other names. */
@@ -419,21 +495,14 @@ pvfs_rename(const char *oldpath, const char *newpath)
 		return -1;
 	}
 	memset(&req, 0, sizeof(req));
-	if (meta_path_req(oldpath, &fs, &req.cred, req.from) != 0)
+	/* A local destination is another file system (EXDEV). */
+	pvfs_walk_init(&w, PVFS_MGR_RENAME, &req, &req.cred, oldpath, req.from,
+	    &rep);
+	w.path[1] = newpath;
+	w.inner[1] = req.to;
+	if (pvfs_walk_rpc(&w) != 0)
 		return -1;
-	if (pvfs_client_resolve(newpath, &fs2, req.to) != 0) {
-		/* A local destination is another file system. */
-		if (errno == ENOENT && newpath != NULL && *newpath != '\0')
-			errno = EXDEV;
-		return -1;
-	}
-	if (fs != fs2) {
-		errno = EXDEV;
-		return -1;
-	}
-	if (pvfs_conn_rpc(fs, PVFS_MGR_RENAME, &req, &rep) != 0)
-		return -1;
-	meta_drop_stripes(fs, &rep);
+	meta_drop_stripes(w.fs, &rep);
 	return 0;
 }
 
@@ -445,10 +514,9 @@ pvfs_path_mkdir(const char *path, mode_t mode)
 	struct client_fs *fs;
 
 	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
-		return -1;
 	req.mode = mode & 07777;
-	return pvfs_conn_rpc(fs, PVFS_MGR_MKDIR, &req, &rep);
+	return meta_walk(path, PVFS_MGR_MKDIR, &req, &req.cred, req.path, &rep,
+	    &fs);
 }
 
 /* pvfs_path_mkdir takes the mode as given; the umask is applied here. */
@@ -477,11 +545,10 @@ pvfs_path_mknod(const char *path, mode_t mode, dev_t dev)
 		return 0;
 	}
 	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
-		return -1;
 	req.mode = (uint32_t)(fmt | (mode & 07777));
 	req.rdev = (uint64_t)dev;
-	return pvfs_conn_rpc(fs, PVFS_MGR_MKNOD, &req, &rep);
+	return meta_walk(path, PVFS_MGR_MKNOD, &req, &req.cred, req.path, &rep,
+	    &fs);
 }
 
 int
@@ -502,7 +569,7 @@ pvfs_rmdir(const char *path)
 	struct pvfs_none rep;
 	struct client_fs *fs;
 
-	return meta_path_rpc(path, PVFS_MGR_RMDIR, &fs, &rep);
+	return meta_path_rpc(path, PVFS_MGR_RMDIR, 0, &fs, &rep);
 }
 
 int
@@ -518,10 +585,9 @@ pvfs_truncate(const char *path, off_t length)
 		return -1;
 	}
 	memset(&req, 0, sizeof(req));
-	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
-		return -1;
 	req.length = (uint64_t)length;
-	if (pvfs_conn_rpc(fs, PVFS_MGR_TRUNCATE, &req, &rep) != 0)
+	if (meta_walk(path, PVFS_MGR_TRUNCATE, &req, &req.cred, req.path, &rep,
+	    &fs) != 0)
 		return -1;
 	if (!S_ISREG(rep.attr.mode)) {
 		errno = S_ISDIR(rep.attr.mode) ? EISDIR : EINVAL;

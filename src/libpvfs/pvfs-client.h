@@ -26,7 +26,7 @@
 /* ---- dir.c: directory streams with attributes ---- */
 
 /* The next entry of d after "." and "..", which it skips, with in st what
- * pvfs_stat of its path would give at about the same time, but no mgr
+ * pvfs_lstat of its path would give at about the same time, but no mgr
  * request per entry: the mgr sends attributes and a size capability with
  * each batch of names (MGR_READDIRPLUS).  A regular file's size, blocks
  * and mtime still cost one IOD_SIZE to each of its iods, sent at once.
@@ -98,6 +98,7 @@ int pvfs_file_iod(struct pvfs_file *f, uint32_t rel, char *addr, size_t len);
 #define PVFS_SET_ATIME_NOW 0x20u
 #define PVFS_SET_MTIME_NOW 0x40u
 #define PVFS_SET_CHOWN 0x80u       /* a chown, even to -1, -1 (ctime, set-id bits) */
+#define PVFS_SET_NOFOLLOW 0x100u    /* by path: a last link itself (lchown) */
 
 /* The attributes to change: the fields that mask names. */
 struct pvfs_setattr {
@@ -116,6 +117,25 @@ int pvfs_path_ident(const char *path, uint64_t *fsid, uint64_t *ino,
     mode_t *mode);
 /* mknod with the mode as given (no umask). */
 int pvfs_path_mknod(const char *path, mode_t mode, dev_t dev);
+
+/* ---- resolve.c: symbolic links that lead out of PVFS ---- */
+
+/* Every path call follows links through the mgr and across mount
+ * prefixes.  One that a link leads out of PVFS (an absolute target
+ * outside every prefix, or ".." past a file system's root) fails with
+ * ENOENT, as any local path does here; after pvfs_set_local_escape(1)
+ * (once, before the first call: the preload shim) it fails with
+ * PVFS_ELOCAL instead, and pvfs_local_path() gives this thread the local
+ * path the call must be carried on with (the links followed so far
+ * resolved, the local part folded).  Two-path calls (rename) answer
+ * EXDEV when a link takes one of them out. */
+#define PVFS_ELOCAL 4097 /* not an errno of Linux's: never seen outside */
+void pvfs_set_local_escape(int on);
+const char *pvfs_local_path(void);
+/* path with ".", ".." and every link resolved (realpath(3)'s answer)
+ * into out, len bytes; the path must exist.  0, or -1 with errno
+ * (PVFS_ELOCAL as above when a link or ".." leads out of PVFS). */
+int pvfs_realpath(const char *path, char *out, size_t len);
 
 /* ---- admin.c: what the tools ask of the mgr and of single iods ---- */
 

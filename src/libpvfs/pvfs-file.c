@@ -160,6 +160,8 @@ pvfs_file_wire_flags(int flags)
 		w |= PVFS_OF_TRUNC;
 	if (flags & O_DIRECTORY)
 		w |= PVFS_OF_DIRECTORY;
+	if (flags & O_NOFOLLOW)
+		w |= PVFS_OF_NOFOLLOW;
 	return w;
 }
 
@@ -215,7 +217,7 @@ pvfs_file_open(const char *path, int flags, mode_t mode,
 {
 	struct pvfs_mgr_open_req req;
 	struct pvfs_mgr_attrcap_rep rep;
-	struct client_fs *fs;
+	struct pvfs_walk w;
 	struct pvfs_file *f;
 
 	if ((flags & O_ACCMODE) == O_ACCMODE) {
@@ -223,13 +225,12 @@ pvfs_file_open(const char *path, int flags, mode_t mode,
 		return NULL;
 	}
 	memset(&req, 0, sizeof(req));
-	if (pfile_dist(dist, &req.dist) != 0 ||
-	    pvfs_client_resolve(path, &fs, req.path) != 0)
+	if (pfile_dist(dist, &req.dist) != 0)
 		return NULL;
-	pvfs_client_cred(&req.cred);
 	req.flags = pvfs_file_wire_flags(flags);
 	req.mode = mode & 07777;
-	if (pvfs_conn_rpc(fs, PVFS_MGR_OPEN, &req, &rep) != 0)
+	pvfs_walk_init(&w, PVFS_MGR_OPEN, &req, &req.cred, path, req.path, &rep);
+	if (pvfs_walk_rpc(&w) != 0)
 		return NULL;
 	/* As Linux: a socket cannot be opened, and devices behave as on a
 	 * nodev mount.  A FIFO opens here; the caller finds its I/O. */
@@ -238,7 +239,7 @@ pvfs_file_open(const char *path, int flags, mode_t mode,
 		errno = S_ISSOCK(rep.attr.mode) ? ENXIO : EACCES;
 		return NULL;
 	}
-	f = pfile_new(fs, rep.attr.ino, rep.attr.mode, flags, &rep.cap);
+	f = pfile_new(w.fs, rep.attr.ino, rep.attr.mode, flags, &rep.cap);
 	/* A file this open created has no stripes to cut: creating one
 	 * needs the mgr alone, so an iod down or refusing cannot leave a
 	 * new name behind a failed open. */

@@ -86,6 +86,10 @@ int pvfs_conn_reply(const struct pvfs_hdr *h, uint16_t op, uint32_t reqid,
  * pvfs_msg_size(op, 1) bytes; pvfs_msg_free it for FSINFO and READDIR).
  * 0, or -1 with errno (the reply status, or a network error). */
 int pvfs_conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep);
+/* A reply with status PVFS_ST_LINK fails with errno PVFS_ST_LINK (it
+ * never reaches a caller of the library: resolve.c follows the link);
+ * its body is here, per thread, until the next such reply. */
+const struct pvfs_link_rep *pvfs_conn_link(void);
 void pvfs_conn_atfork_prepare(void);
 void pvfs_conn_atfork_parent(void);
 void pvfs_conn_atfork_child(void);
@@ -116,6 +120,10 @@ struct client_fs {
 /* Map a path to its file system and the path inside it (written to inner,
  * PVFS_PATH_MAX + 1 bytes).  0, or -1 with errno (ENOENT: not a PVFS path). */
 int pvfs_client_resolve(const char *path, struct client_fs **fs, char *inner);
+/* The same, but a path that routes locally returns 1 with its routed form
+ * (the local part folded) in local, len bytes (ENAMETOOLONG if short). */
+int pvfs_client_route(const char *path, struct client_fs **fs, char *inner,
+    char *local, size_t len);
 /* The pvfstab's state: 0 loaded, ENOENT missing, EINVAL malformed (with
  * *cause "file:line: why"); *path is the file tried. */
 int pvfs_client_tab_status(const char **path, const char **cause);
@@ -251,6 +259,42 @@ void pvfs_fdtab_put(struct file_desc *d);
 void pvfs_fdtab_atfork_prepare(void);
 void pvfs_fdtab_atfork_parent(void);
 void pvfs_fdtab_atfork_child(void);
+
+/* ---- resolve.c: the one loop that follows symbolic links ---- */
+#define PVFS_LINK_HOPS 40 /* Linux's MAXSYMLINKS */
+/* One path request whose paths the mgr may answer with PVFS_ST_LINK. */
+struct pvfs_walk {
+	uint16_t op;
+	void *req, *rep;
+	struct pvfs_cred *cred;  /* the request's, filled here unless NULL */
+	const char *path[2];     /* the caller's; path[1] NULL but for RENAME */
+	char *inner[2];          /* the request's path fields (PVFS_PATH_MAX + 1) */
+	struct client_fs *fs;    /* out: the file system that answered */
+};
+/* Route the paths, send, and on PVFS_ST_LINK build the path again from
+ * the link's text (absolute: the text and the rest; relative: the link's
+ * directory, the text and the rest, under the same prefix), route it again
+ * and resend, at most PVFS_LINK_HOPS times (then ELOOP).  0 with the
+ * reply in rep, or -1 with errno.  A path that a link led out of PVFS is
+ * PVFS_ELOCAL with the local path (pvfs_local_path) when the caller asked
+ * for that (pvfs_set_local_escape), else ENOENT as for any local path;
+ * EXDEV when only one of two paths left. */
+int pvfs_walk_rpc(struct pvfs_walk *w);
+/* w for a one-path request. */
+static inline void
+pvfs_walk_init(struct pvfs_walk *w, uint16_t op, void *req,
+    struct pvfs_cred *cred, const char *path, char *inner, void *rep)
+{
+	w->op = op;
+	w->req = req;
+	w->rep = rep;
+	w->cred = cred;
+	w->path[0] = path;
+	w->path[1] = NULL;
+	w->inner[0] = inner;
+	w->inner[1] = NULL;
+	w->fs = NULL;
+}
 
 /* ---- meta.c: attributes and name space ---- */
 /* Fill st from a mgr reply, asking the iods for a regular file's size. */

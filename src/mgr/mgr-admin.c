@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mgr.h"
@@ -51,7 +52,7 @@ mgr_admin_inolist(struct mgr_conn *c, void *rq, void *rp)
 	for (ino = q->first; ino < end; ino++) {
 		in = mgr_ns_get(ino);
 		if (in == NULL || !MGR_IS_REG(in))
-			continue;
+			continue; /* only files have stripes */
 		admin_inos[rep->n].ino = ino;
 		admin_inos[rep->n].gen = in->gen;
 		admin_inos[rep->n++].dist = in->dist;

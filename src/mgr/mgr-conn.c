@@ -128,19 +128,24 @@ mgr_conn_send(struct mgr_conn *c)
 	return 0;
 }
 
-/* Error replies have an empty body.  No reply leaves before the records
- * pending now are durable, whatever the request was. */
+/* Error replies have an empty body, except PVFS_ST_LINK's (rep is then
+ * a struct pvfs_link_rep).  No reply leaves before the records pending
+ * now are durable, whatever the request was. */
 void
 mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid, int status,
     const void *rep)
 {
 	int rc;
 
-	if (status == 0 &&
-	    (rc = pvfs_frame_encode(&c->out, op, reqid, 1, 0, rep)) != 0) {
-		pvfs_log_warn("%s: cannot encode %s reply: %s", c->dc.name,
-		    pvfs_op_name(op), strerror(-rc));
-		status = EIO;
+	if (status == 0 || status == PVFS_ST_LINK) {
+		if ((rc = pvfs_frame_encode(&c->out, op, reqid, 1, status,
+		    rep)) == 0)
+			status = 0; /* sent with its body */
+		else {
+			pvfs_log_warn("%s: cannot encode %s reply: %s",
+			    c->dc.name, pvfs_op_name(op), strerror(-rc));
+			status = EIO;
+		}
 	}
 	if (status != 0 && dconn_reply_error(&c->out, op, reqid, status) != 0)
 		pvfs_fatal("out of memory (reply)");

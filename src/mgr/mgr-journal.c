@@ -193,7 +193,10 @@ jr_snap_emit(const struct mgr_inode *in, void *arg)
 
 	memset(&r, 0, sizeof(r));
 	r.type = in->de == NULL ? MGR_REC_SETATTR : in->dir ? MGR_REC_MKDIR :
-	    MGR_IS_REG(in) ? MGR_REC_CREATE : MGR_REC_MKNOD;
+	    MGR_IS_REG(in) ? MGR_REC_CREATE : MGR_IS_LNK(in) ? MGR_REC_SYMLINK :
+	    MGR_REC_MKNOD;
+	r.target = in->target;
+	r.targetlen = in->targetlen;
 	r.mask = MGR_REC_ALL;
 	r.ino = in->ino;
 	r.gen = in->gen;

@@ -338,7 +338,7 @@ load_journal_one(const struct mgr_rec *r, size_t off, void *arg)
 {
 	struct mgr_load *l = arg;
 	int rc, create = r->type == MGR_REC_CREATE || r->type == MGR_REC_MKDIR ||
-	    r->type == MGR_REC_MKNOD;
+	    r->type == MGR_REC_MKNOD || r->type == MGR_REC_SYMLINK;
 
 	if (r->type == MGR_REC_END) {
 		load_damage(l, "journal.%" PRIu64 ": end-of-snapshot record at "
@@ -595,6 +595,7 @@ mgr_load_report_lost(struct mgr_load *l, const struct mgr_rec *r, int err)
 		[MGR_REC_MKDIR] = "directory", [MGR_REC_UNLINK] = "unlink of",
 		[MGR_REC_RMDIR] = "rmdir of", [MGR_REC_RENAME] = "rename of",
 		[MGR_REC_SETATTR] = "attribute change of",
+		[MGR_REC_SYMLINK] = "symbolic link",
 		[MGR_REC_MKNOD] = "special file" };
 	char dir[PATH_MAX];
 
@@ -605,13 +606,13 @@ mgr_load_report_lost(struct mgr_load *l, const struct mgr_rec *r, int err)
 		return;
 	}
 	if ((r->type < MGR_REC_CREATE || r->type > MGR_REC_RENAME) &&
-	    r->type != MGR_REC_MKNOD)
+	    r->type != MGR_REC_MKNOD && r->type != MGR_REC_SYMLINK)
 		return;
 	load_ino_path(r->parent, dir, sizeof(dir));
 	fprintf(l->report, "lost: %s %s%s%.*s", what[r->type], dir,
 	    strcmp(dir, "/") == 0 ? "" : "/", (int)r->namelen, r->name);
 	if (r->type == MGR_REC_CREATE || r->type == MGR_REC_MKDIR ||
-	    r->type == MGR_REC_MKNOD)
+	    r->type == MGR_REC_MKNOD || r->type == MGR_REC_SYMLINK)
 		fprintf(l->report, " (inode %" PRIu64 ")", r->ino);
 	if (r->type == MGR_REC_RENAME) {
 		load_ino_path(r->parent2, dir, sizeof(dir));

@@ -161,6 +161,7 @@ mgr_ns_inode_free(struct mgr_inode *in)
 	if (in->dir != NULL)
 		free(in->dir->slots);
 	free(in->dir);
+	free(in->target);
 	free(in);
 }
 
@@ -190,6 +191,7 @@ mgr_ns_free(void)
 			if (in->dir != NULL)
 				free(in->dir->slots);
 			free(in->dir);
+			free(in->target);
 			free(in);
 		}
 	}
@@ -308,6 +310,9 @@ mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a)
 	if (in->dir != NULL) {
 		a->nlink = 2 + in->dir->nsubdirs;
 		a->size = in->dir->nlive;
+	} else if (MGR_IS_LNK(in)) {
+		a->nlink = 1;
+		a->size = in->targetlen;
 	} else {
 		a->nlink = 1;
 		a->dist = in->dist;
@@ -346,9 +351,9 @@ mgr_ns_step(struct mgr_inode *dir, const char *comp, size_t len,
  * the caller takes that check (O_CREAT's EISDIR comes before it). */
 static int
 mgr_ns_walk_path(const struct pvfs_cred *cr, const char *path,
-    struct mgr_path *p, int slash_ok)
+    struct mgr_path *p, int slash_ok, enum mgr_follow follow)
 {
-	const char *s = path, *comp;
+	const char *s = path, *comp, *t;
 	size_t len;
 
 	memset(p, 0, sizeof(*p));
@@ -374,6 +379,20 @@ mgr_ns_walk_path(const struct pvfs_cred *cr, const char *path,
 		if (mgr_perm_check(cr, p->ino, MGR_MAY_X) != 0)
 			return EACCES;
 		mgr_ns_step(p->ino, comp, len, p);
+		if (p->ino == NULL || !MGR_IS_LNK(p->ino))
+			continue;
+		/* A link: the client follows it.  Before the last component
+		 * always, as the last one when the request follows, or when a
+		 * "/" after it asks for a directory (not for the requests that
+		 * work on the name itself: unlink, rename, mkdir...). */
+		for (t = s; *t == '/'; t++)
+			;
+		if (*t != '\0' || follow == MGR_WALK_FOLLOW ||
+		    (t > s && follow == MGR_WALK_NOFOLLOW)) {
+			p->link = p->ino;
+			p->link_end = (size_t)(s - path);
+			return PVFS_ST_LINK;
+		}
 	}
 	p->slash = s > path + 1 && s[-1] == '/' && !p->special;
 	if (!slash_ok && p->slash && p->ino != NULL && !MGR_IS_DIR(p->ino))
@@ -382,16 +401,23 @@ mgr_ns_walk_path(const struct pvfs_cred *cr, const char *path,
 }
 
 int
+mgr_ns_resolve_how(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p, int slash_ok, enum mgr_follow follow)
+{
+	return mgr_ns_walk_path(cr, path, p, slash_ok, follow);
+}
+
+int
 mgr_ns_resolve(const struct pvfs_cred *cr, const char *path, struct mgr_path *p)
 {
-	return mgr_ns_walk_path(cr, path, p, 0);
+	return mgr_ns_walk_path(cr, path, p, 0, MGR_WALK_PARENT);
 }
 
 int
 mgr_ns_resolve_slash(const struct pvfs_cred *cr, const char *path,
     struct mgr_path *p)
 {
-	return mgr_ns_walk_path(cr, path, p, 1);
+	return mgr_ns_walk_path(cr, path, p, 1, MGR_WALK_PARENT);
 }
 
 /* The same, for requests whose last component must exist. */
@@ -545,7 +571,8 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 {
 	struct mgr_inode *dir = mgr_ns_get(r->parent), *in;
 	uint32_t fmt = r->type == MGR_REC_MKDIR ? S_IFDIR :
-	    r->type == MGR_REC_MKNOD ? r->mode & S_IFMT : S_IFREG;
+	    r->type == MGR_REC_MKNOD ? r->mode & S_IFMT :
+	    r->type == MGR_REC_SYMLINK ? S_IFLNK : S_IFREG;
 	int rc;
 
 	if (r->type == MGR_REC_MKNOD && fmt != S_IFIFO && fmt != S_IFSOCK &&
@@ -556,7 +583,16 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 	if (r->ino <= NS_ROOT_INO || mgr_ns_get(r->ino) != NULL ||
 	    mgr_ns_lookup(dir, r->name, r->namelen) != NULL)
 		return EEXIST;
-	in = mgr_ns_inode_new(r->ino, fmt | (r->mode & 07777));
+	if (r->type == MGR_REC_SYMLINK &&
+	    (r->targetlen == 0 || r->targetlen > MGR_LINK_MAX))
+		return EINVAL;
+	in = mgr_ns_inode_new(r->ino, fmt | (fmt == S_IFLNK ? 0777 :
+	    r->mode & 07777));
+	if (fmt == S_IFLNK) {
+		in->target = mgr_ns_calloc(1, r->targetlen + 1u);
+		memcpy(in->target, r->target, r->targetlen);
+		in->targetlen = r->targetlen;
+	}
 	in->uid = r->uid;
 	in->gid = r->gid;
 	in->atime_ns = r->atime_ns;
@@ -710,6 +746,7 @@ mgr_ns_apply(const struct mgr_rec *r)
 	case MGR_REC_CREATE:
 	case MGR_REC_MKDIR:
 	case MGR_REC_MKNOD:
+	case MGR_REC_SYMLINK:
 		return mgr_ns_apply_create(r);
 	case MGR_REC_UNLINK:
 	case MGR_REC_RMDIR:

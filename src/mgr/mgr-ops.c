@@ -33,6 +33,7 @@ static union {
 	struct pvfs_mgr_auth_req auth;
 	struct pvfs_mgr_mknod_req mknod;
 	struct pvfs_mgr_modified_req modified;
+	struct pvfs_mgr_symlink_req symlink;
 } op_req;
 
 static union {
@@ -47,7 +48,11 @@ static union {
 	struct pvfs_mgr_auth_rep auth;
 	struct pvfs_mgr_iodstatus_rep iodstatus;
 	struct pvfs_counters_rep counters;
+	struct pvfs_mgr_readlink_rep readlink;
 } op_rep;
+
+/* The body of a PVFS_ST_LINK reply: the link a walk stopped at. */
+static struct pvfs_link_rep op_link;
 
 #define OP_DES_MAX (PVFS_READDIR_MAX > PVFS_READDIRPLUS_MAX ? \
 	PVFS_READDIR_MAX : PVFS_READDIRPLUS_MAX)
@@ -57,6 +62,40 @@ static struct pvfs_direntplus_wire op_pents[PVFS_READDIRPLUS_MAX];
 static struct mgr_dirent *op_des[OP_DES_MAX];
 
 /* ---- helpers ---- */
+
+/* Resolve a request's path (which: 0, or 1 for RENAME's second) as
+ * mgr_ns_resolve_how does; a link met is described in op_link. */
+static int
+mgr_op_resolve(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p, int slash_ok, enum mgr_follow follow, int which)
+{
+	int rc = mgr_ns_resolve_how(cr, path, p, slash_ok, follow);
+
+	if (rc == PVFS_ST_LINK) {
+		op_link.which = (uint8_t)which;
+		op_link.consumed = (uint32_t)p->link_end;
+		memcpy(op_link.target, p->link->target, p->link->targetlen + 1u);
+	}
+	return rc;
+}
+
+/* The same for requests whose last component must exist. */
+static int
+mgr_op_existing(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p, enum mgr_follow follow)
+{
+	int rc = mgr_op_resolve(cr, path, p, 0, follow, 0);
+
+	if (rc == 0 && p->ino == NULL)
+		rc = ENOENT;
+	return rc;
+}
+
+static enum mgr_follow
+mgr_op_follow(uint32_t pflags)
+{
+	return (pflags & PVFS_PF_NOFOLLOW) ? MGR_WALK_NOFOLLOW : MGR_WALK_FOLLOW;
+}
 
 void
 mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
@@ -241,6 +280,9 @@ mgr_op_open_existing(const struct pvfs_mgr_open_req *q, struct mgr_inode *in,
 	if ((q->flags & (PVFS_OF_CREAT | PVFS_OF_EXCL)) ==
 	    (PVFS_OF_CREAT | PVFS_OF_EXCL))
 		return EEXIST;
+	/* A link not followed (O_NOFOLLOW): Linux's may_open refuses it. */
+	if (MGR_IS_LNK(in))
+		return (q->flags & PVFS_OF_DIRECTORY) ? ENOTDIR : ELOOP;
 	if (in->dir != NULL &&
 	    (acc != PVFS_OF_RDONLY || (q->flags & (PVFS_OF_TRUNC | PVFS_OF_CREAT))))
 		return EISDIR;
@@ -258,13 +300,21 @@ static int
 mgr_op_open(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_open_req *q = rq;
+	enum mgr_follow follow = MGR_WALK_FOLLOW;
 	struct mgr_path p;
 	int rc;
 
 	if ((q->flags & ~PVFS_OF_ALL) ||
 	    (q->flags & PVFS_OF_ACCMODE) == PVFS_OF_ACCMODE)
 		return EINVAL;
-	if ((rc = mgr_ns_resolve_slash(&q->cred, q->path, &p)) != 0)
+	/* Linux: O_CREAT|O_EXCL never follows a last link (EEXIST), and
+	 * O_CREAT alone through a dangling one creates its target. */
+	if ((q->flags & (PVFS_OF_CREAT | PVFS_OF_EXCL)) ==
+	    (PVFS_OF_CREAT | PVFS_OF_EXCL))
+		follow = MGR_WALK_PARENT;
+	else if (q->flags & PVFS_OF_NOFOLLOW)
+		follow = MGR_WALK_NOFOLLOW;
+	if ((rc = mgr_op_resolve(&q->cred, q->path, &p, 1, follow, 0)) != 0)
 		return rc;
 	/* Linux: O_CREAT with a trailing "/" is EISDIR whatever is there;
 	 * without O_CREAT, "f/" is ENOTDIR. */
@@ -289,7 +339,10 @@ mgr_op_stat(struct mgr_conn *c, void *rq, void *rp)
 	struct mgr_path p;
 	int rc;
 
-	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
+	if (q->flags & ~PVFS_PF_ALL)
+		return EINVAL;
+	if ((rc = mgr_op_existing(&q->cred, q->path, &p,
+	    mgr_op_follow(q->flags))) != 0)
 		return rc;
 	return mgr_op_attrcap(p.ino, PVFS_R_SIZE, rp);
 }
@@ -333,7 +386,7 @@ mgr_op_access(struct mgr_conn *c, void *rq, void *rp)
 
 	if (q->mode & ~(uint32_t)(R_OK | W_OK | X_OK))
 		return EINVAL;
-	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_op_existing(&q->cred, q->path, &p, MGR_WALK_FOLLOW)) != 0)
 		return rc;
 	/* R_OK, W_OK, X_OK have the values of MGR_MAY_R, _W, _X. */
 	return mgr_perm_check(&q->cred, p.ino, (int)q->mode);
@@ -352,9 +405,13 @@ mgr_op_setattr_target(struct pvfs_mgr_setattr_req *q, struct mgr_inode **in)
 			return ENOENT;
 		return mgr_perm_reach(&q->cred, *in);
 	}
-	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_op_existing(&q->cred, q->path, &p,
+	    mgr_op_follow(q->flags))) != 0)
 		return rc;
 	*in = p.ino;
+	/* Linux has no mode for a link: lchmod is EOPNOTSUPP. */
+	if (MGR_IS_LNK(*in) && (q->mask & PVFS_SA_MODE))
+		return EOPNOTSUPP;
 	return 0;
 }
 
@@ -438,7 +495,7 @@ mgr_op_setattr(struct mgr_conn *c, void *rq, void *rp)
 	int64_t now = pvfs_now_ns();
 	int rc;
 
-	if (q->mask & ~PVFS_SA_ALL)
+	if ((q->mask & ~PVFS_SA_ALL) || (q->flags & ~PVFS_PF_ALL))
 		return EINVAL;
 	if ((rc = mgr_op_setattr_target(q, &in)) != 0)
 		return rc;
@@ -497,7 +554,7 @@ mgr_op_truncate(struct mgr_conn *c, void *rq, void *rp)
 	struct mgr_path p;
 	int rc;
 
-	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_op_existing(&q->cred, q->path, &p, MGR_WALK_FOLLOW)) != 0)
 		return rc;
 	if (p.ino->dir != NULL)
 		return EISDIR;
@@ -520,7 +577,7 @@ mgr_op_unlink(struct mgr_conn *c, void *rq, void *rp)
 	struct mgr_rec r;
 	int rc;
 
-	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_op_existing(&q->cred, q->path, &p, MGR_WALK_PARENT)) != 0)
 		return rc;
 	/* "/", "." and "..", or "d/": Linux refuses them before any
 	 * permission ("f/" was ENOTDIR above). */
@@ -550,7 +607,8 @@ mgr_op_mkdir(struct mgr_conn *c, void *rq, void *rp)
 	int rc;
 
 	/* "f/" is EEXIST, as Linux says: the name is taken. */
-	if ((rc = mgr_ns_resolve_slash(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_op_resolve(&q->cred, q->path, &p, 1, MGR_WALK_PARENT,
+	    0)) != 0)
 		return rc;
 	if (p.ino != NULL)
 		return EEXIST;
@@ -586,7 +644,8 @@ mgr_op_mknod(struct mgr_conn *c, void *rq, void *rp)
 		return fmt == S_IFDIR ? EPERM : EINVAL;
 	/* "x/" names a directory to be: Linux says ENOENT for a new name,
 	 * EEXIST for one that is taken. */
-	if ((rc = mgr_ns_resolve_slash(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_op_resolve(&q->cred, q->path, &p, 1, MGR_WALK_PARENT,
+	    0)) != 0)
 		return rc;
 	if (p.ino != NULL)
 		return EEXIST;
@@ -615,7 +674,7 @@ mgr_op_rmdir(struct mgr_conn *c, void *rq, void *rp)
 	struct mgr_rec r;
 	int rc;
 
-	if ((rc = mgr_ns_resolve_existing(&q->cred, q->path, &p)) != 0)
+	if ((rc = mgr_op_existing(&q->cred, q->path, &p, MGR_WALK_PARENT)) != 0)
 		return rc;
 	if (p.ino == mgr_ns_root())
 		return EBUSY;
@@ -688,8 +747,9 @@ mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 	struct mgr_rec r;
 	int rc;
 
-	if ((rc = mgr_ns_resolve(&q->cred, q->from, &s)) != 0 ||
-	    (rc = mgr_ns_resolve(&q->cred, q->to, &d)) != 0)
+	if ((rc = mgr_op_resolve(&q->cred, q->from, &s, 0, MGR_WALK_PARENT,
+	    0)) != 0 ||
+	    (rc = mgr_op_resolve(&q->cred, q->to, &d, 0, MGR_WALK_PARENT, 1)) != 0)
 		return rc;
 	if (s.ino != NULL && s.ino == d.ino && !s.special && !d.special)
 		return mgr_op_attrcap(s.ino, PVFS_R_SIZE, rep); /* no-op */
@@ -700,7 +760,7 @@ mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 		return ENOTEMPTY;
 	/* A replaced file's last name goes away: the client removes its
 	 * stripes with this capability. */
-	if (d.ino != NULL && d.ino->dir == NULL)
+	if (d.ino != NULL && (d.ino->mode & S_IFMT) == S_IFREG)
 		mgr_op_cap(d.ino, PVFS_R_REMOVE, &rep->cap);
 	else
 		mgr_op_cap(s.ino, PVFS_R_SIZE, &rep->cap);
@@ -710,6 +770,64 @@ mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 	r.namelen2 = (uint16_t)d.namelen;
 	mgr_journal_log(&r);
 	mgr_ns_attr(s.ino, &rep->attr);
+	return 0;
+}
+
+/* ---- SYMLINK, READLINK ---- */
+
+/* Linux's order: the name is taken (EEXIST, "missing/" ENOENT) before
+ * permission; an empty text is ENOENT. */
+static int
+mgr_op_symlink(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_symlink_req *q = rq;
+	size_t tlen = strlen(q->target);
+	struct mgr_path p;
+	struct mgr_rec r;
+	int64_t now = pvfs_now_ns();
+	int rc;
+
+	if (tlen == 0)
+		return ENOENT;
+	if (tlen > MGR_LINK_MAX)
+		return ENAMETOOLONG;
+	if ((rc = mgr_op_resolve(&q->cred, q->path, &p, 1, MGR_WALK_PARENT,
+	    0)) != 0)
+		return rc;
+	if (p.ino != NULL)
+		return EEXIST;
+	if (p.slash)
+		return ENOENT;
+	if (mgr_perm_check(&q->cred, p.dir, MGR_MAY_W | MGR_MAY_X) != 0)
+		return EACCES;
+	mgr_ns_rec_new(&r, MGR_REC_SYMLINK, &p, now);
+	r.ino = mgr_ns_next_ino();
+	r.mode = 0777;
+	r.uid = q->cred.uid;
+	r.gid = mgr_op_new_gid(&q->cred, p.dir);
+	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
+	r.target = q->target;
+	r.targetlen = (uint16_t)tlen;
+	mgr_journal_log(&r);
+	return mgr_op_attrcap(mgr_ns_get(r.ino), PVFS_R_SIZE, rp);
+}
+
+/* Never follows a last link, except with a "/" after it (then the
+ * answer is about what it leads to: EINVAL for a directory). */
+static int
+mgr_op_readlink(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_path_req *q = rq;
+	struct pvfs_mgr_readlink_rep *rep = rp;
+	struct mgr_path p;
+	int rc;
+
+	if ((rc = mgr_op_existing(&q->cred, q->path, &p,
+	    MGR_WALK_NOFOLLOW)) != 0)
+		return rc;
+	if (!MGR_IS_LNK(p.ino))
+		return EINVAL;
+	memcpy(rep->target, p.ino->target, p.ino->targetlen + 1u);
 	return 0;
 }
 
@@ -744,7 +862,7 @@ mgr_op_dirent(const struct mgr_dirent *de, struct pvfs_dirent_wire *w)
 {
 	w->ino = de->inode->ino;
 	w->cookie = de->cookie;
-	w->type = IFTODT(de->inode->mode);
+	w->type = (uint8_t)IFTODT(de->inode->mode);
 	memcpy(w->name, de->name, de->namelen + 1u);
 }
 
@@ -765,8 +883,9 @@ mgr_op_readdir(struct mgr_conn *c, void *rq, void *rp)
 	return 0;
 }
 
-/* As STAT of each entry's path would answer: searching the directory is
- * what STAT needs of it, reading it what READDIR needs. */
+/* As STAT (PVFS_PF_NOFOLLOW) of each entry's path would answer:
+ * searching the directory is what STAT needs of it, reading it what
+ * READDIR needs. */
 static int
 mgr_op_readdirplus(struct mgr_conn *c, void *rq, void *rp)
 {
@@ -821,6 +940,8 @@ static const struct {
 	OP_ANON(PVFS_MGR_COUNTERS, mgr_admin_counters),
 	OP(PVFS_MGR_MKNOD, mgr_op_mknod, struct pvfs_mgr_mknod_req),
 	OP(PVFS_MGR_MODIFIED, mgr_op_modified, struct pvfs_mgr_modified_req),
+	OP(PVFS_MGR_SYMLINK, mgr_op_symlink, struct pvfs_mgr_symlink_req),
+	OP(PVFS_MGR_READLINK, mgr_op_readlink, struct pvfs_mgr_path_req),
 };
 
 void
@@ -870,7 +991,8 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 	}
 	if (status == 0)
 		status = op_table[op - PVFS_MGR_PING].fn(c, &op_req, &op_rep);
-	mgr_conn_reply(c, op, h->reqid, status, &op_rep);
+	mgr_conn_reply(c, op, h->reqid, status,
+	    status == PVFS_ST_LINK ? (void *)&op_link : (void *)&op_rep);
 	pvfs_counters_op(&mgr_counters, op, status, pvfs_mono_ns() - t0);
 	pvfs_msg_free(op, 0, &op_req);
 	pvfs_log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);

@@ -78,6 +78,15 @@ static const struct pvfs_field rec_mknod_f[] = {
 
 static const struct pvfs_field rec_end_f[] = { REC_U64(ino), PVFS_FEND };
 
+/* Type 8 (format 2 only; an older mgr never wrote one): a symbolic link,
+ * mode 0777 implied, its text last. */
+static const struct pvfs_field rec_symlink_f[] = {
+	REC_U64(parent), REC_U64(ino), REC_U64(cookie), REC_U32(uid),
+	REC_U32(gid), REC_U64(atime_ns), REC_U64(mtime_ns), REC_U64(ctime_ns),
+	REC_U64(mset_ns), REC_U64(time), REC_NAME(name, namelen),
+	PVFS_FSREF(struct mgr_rec, target, targetlen, MGR_LINK_MAX), PVFS_FEND
+};
+
 /* The table of a record type in a format; NULL for an unknown type. */
 static const struct pvfs_field *
 mgr_record_table(int format, uint8_t type)
@@ -97,6 +106,8 @@ mgr_record_table(int format, uint8_t type)
 		return rec_end_f;
 	case MGR_REC_MKNOD:
 		return format >= 2 ? rec_mknod_f : NULL;
+	case MGR_REC_SYMLINK:
+		return format >= 2 ? rec_symlink_f : NULL;
 	}
 	return NULL;
 }
@@ -138,6 +149,8 @@ mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r)
 	    !mgr_record_name_ok(r->name, r->namelen))
 		return -1;
 	if (r->type == MGR_REC_RENAME && !mgr_record_name_ok(r->name2, r->namelen2))
+		return -1;
+	if (r->type == MGR_REC_SYMLINK && r->targetlen == 0)
 		return -1;
 	return 0;
 }

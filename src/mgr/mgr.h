@@ -172,6 +172,8 @@ struct mgr_inode {
 	uint64_t rdev;           /* device nodes: the device number */
 	struct mgr_dirent *de;   /* our name; NULL for the root */
 	struct mgr_dir *dir;     /* directories only */
+	char *target;            /* symbolic links only: the text, NUL-ended */
+	uint16_t targetlen;
 };
 
 /* A resolved path: the directory holding the last component and what that
@@ -184,6 +186,18 @@ struct mgr_path {
 	size_t namelen;
 	int special;             /* "/" or last component "." or ".." */
 	int slash;               /* trailing slash */
+	/* PVFS_ST_LINK: the link met, and the bytes of the path up to the
+	 * end of its name (struct pvfs_link_rep). */
+	const struct mgr_inode *link;
+	size_t link_end;
+};
+
+/* How a walk takes a symbolic link as the last component (one met before
+ * it is always PVFS_ST_LINK: the mgr never follows a link itself). */
+enum mgr_follow {
+	MGR_WALK_PARENT,   /* never: it is the name the request works on */
+	MGR_WALK_NOFOLLOW, /* only with a trailing "/" (lstat, readlink) */
+	MGR_WALK_FOLLOW,   /* always (stat, open) */
 };
 
 /* A journal record: every input of one mutation.  Live requests and replay
@@ -196,7 +210,8 @@ enum mgr_rec_type {
 	MGR_REC_RENAME,
 	MGR_REC_SETATTR,
 	MGR_REC_END,  /* snapshot trailer */
-	/* Explicit values from here: 8 to 11 belong to other record types. */
+	/* Explicit values from here on. */
+	MGR_REC_SYMLINK = 8, /* a symbolic link: CREATE's fields and the text */
 	MGR_REC_MKNOD = 12, /* a FIFO, socket or device node */
 };
 #define MGR_REC_MODE 0x1u
@@ -223,6 +238,8 @@ struct mgr_rec {
 	int64_t time;             /* parents' new mtime/ctime; 0 = leave */
 	const char *name, *name2;
 	uint16_t namelen, namelen2;
+	const char *target;       /* SYMLINK: the link's text */
+	uint16_t targetlen;
 };
 
 void mgr_ns_init(void);
@@ -231,8 +248,13 @@ struct mgr_inode *mgr_ns_root(void);
 struct mgr_inode *mgr_ns_get(uint64_t ino);
 struct mgr_dirent *mgr_ns_lookup(const struct mgr_inode *dir,
     const char *name, size_t len);
+/* Every resolver: 0, an errno, or PVFS_ST_LINK with p->link set. */
 int mgr_ns_resolve(const struct pvfs_cred *cr, const char *path,
     struct mgr_path *p);
+/* As mgr_ns_resolve (slash_ok: as mgr_ns_resolve_slash), the last
+ * component taken as follow says. */
+int mgr_ns_resolve_how(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p, int slash_ok, enum mgr_follow follow);
 int mgr_ns_resolve_existing(const struct pvfs_cred *cr, const char *path,
     struct mgr_path *p);
 /* mgr_ns_resolve, leaving a trailing "/" after a non-directory to the
@@ -260,6 +282,8 @@ int mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg);
 
 #define MGR_IS_DIR(in) (((in)->mode & 0170000) == 0040000)
 #define MGR_IS_REG(in) (((in)->mode & 0170000) == 0100000)
+#define MGR_IS_LNK(in) (((in)->mode & 0170000) == 0120000)
+#define MGR_LINK_MAX (PVFS_PATH_MAX - 1) /* a link's text: PATH_MAX - 1 */
 
 /* ---- mgr-perm.c: permission checks ---- */
 #define MGR_MAY_X 1

@@ -112,7 +112,7 @@ opendir(const char *path)
 	if (r != PL_PVFS)
 		return REAL(opendir)(PL_USE(r, path, abs));
 	if ((fd = pl_open_abs(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) == -1)
-		return NULL;
+		return PL_ESCAPED(fd) ? REAL(opendir)(pvfs_local_path()) : NULL;
 	if ((dp = fdopendir(fd)) == NULL) {
 		saved = errno;
 		pl_fd_close(fd);

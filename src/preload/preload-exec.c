@@ -170,6 +170,8 @@ pl_execve_env(const char *path, char *const argv[], char *const envp[])
 		saved = errno;
 		REAL(close)(fd);
 		errno = saved;
+	} else if (PL_ESCAPED(fd)) {
+		REAL(execve)(pvfs_local_path(), argv, env); /* a link led out */
 	}
 	pl_env_free(&e);
 	return -1;
@@ -338,7 +340,13 @@ pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	if ((env = pl_env_build(&e, envp)) == NULL)
 		return errno;
 	if (r == PL_PVFS) {
-		if ((fd = pl_exec_copy(abs)) == -1) {
+		if ((fd = pl_exec_copy(abs)) == -1 && PL_ESCAPED(fd)) {
+			rc = REAL(posix_spawn)(pid, pvfs_local_path(), fa, attr,
+			    argv, env); /* a link led out of PVFS */
+			pl_env_free(&e);
+			return rc;
+		}
+		if (fd == -1) {
 			pl_env_free(&e);
 			return errno;
 		}

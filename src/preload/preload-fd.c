@@ -32,10 +32,15 @@ pl_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
+	const char *use = PL_USE(r, path, abs);
+	int fd;
 
-	if (r == PL_PVFS)
-		return pl_open_abs(abs, flags, mode);
-	return REAL(openat)(dirfd, PL_USE(r, path, abs), flags, mode);
+	if (r == PL_PVFS) {
+		if (!PL_ESCAPED(fd = pl_open_abs(abs, flags, mode)))
+			return fd;
+		use = pvfs_local_path();
+	}
+	return REAL(openat)(dirfd, use, flags, mode);
 }
 
 #define PL_MODE_ARG(flags, mode) do { \

@@ -54,8 +54,14 @@ pl_fstat_fd(int fd, struct stat *st)
 
 /* ---- stat ---- */
 
-/* stat, lstat, fstatat and the __xstat forms (ver): PVFS has no links,
- * so an l form is its plain one. */
+/* stat or lstat of a PVFS path, as nofollow says. */
+static int
+pl_lstat_abs(const char *abs, struct stat *st, int nofollow)
+{
+	return nofollow ? PL_BUSY(pvfs_lstat(abs, st)) : pl_stat_abs(abs, st);
+}
+
+/* stat, lstat, fstatat and the __xstat forms (ver). */
 static int
 pl_stat_at(enum pl_call which, int ver, int dirfd, const char *path,
     struct stat *st, int flags)
@@ -63,13 +69,19 @@ pl_stat_at(enum pl_call which, int ver, int dirfd, const char *path,
 	char abs[PL_ABS_MAX];
 	enum pl_route r;
 	const char *use;
+	int rc, nofollow = which == PL_LSTAT || which == PL_LXSTAT ||
+	    ((which == PL_FSTATAT || which == PL_FXSTATAT) &&
+	    (flags & AT_SYMLINK_NOFOLLOW));
 
 	if (pl_at_self(dirfd, path, flags))
 		return pl_fstat_fd(dirfd, st);
 	r = pl_route(dirfd, path, abs);
-	if (r == PL_PVFS)
-		return pl_stat_abs(abs, st);
 	use = PL_USE(r, path, abs);
+	if (r == PL_PVFS) {
+		if (!PL_ESCAPED(rc = pl_lstat_abs(abs, st, nofollow)))
+			return rc;
+		use = pvfs_local_path();
+	}
 	return which == PL_STAT ? REAL(stat)(use, st) :
 	    which == PL_LSTAT ? REAL(lstat)(use, st) :
 	    which == PL_FSTATAT ? REAL(fstatat)(dirfd, use, st, flags) :
@@ -217,7 +229,9 @@ statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *x)
 		r = pl_route(dirfd, path, abs);
 		if (r != PL_PVFS)
 			return REAL(statx)(dirfd, PL_USE(r, path, abs), flags, mask, x);
-		rc = pl_stat_abs(abs, &st);
+		rc = pl_lstat_abs(abs, &st, flags & AT_SYMLINK_NOFOLLOW);
+		if (PL_ESCAPED(rc))
+			return REAL(statx)(dirfd, pvfs_local_path(), flags, mask, x);
 	}
 	if (rc == 0)
 		pl_statx_fill(&st, x);
@@ -274,8 +288,12 @@ statfs(const char *path, struct statfs *b)
 {
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
+	int rc;
 
-	return r == PL_PVFS ? pl_statfs_abs(abs, b) : REAL(statfs)(PL_USE(r, path, abs), b);
+	if (r == PL_PVFS && !PL_ESCAPED(rc = pl_statfs_abs(abs, b)))
+		return rc;
+	return REAL(statfs)(r == PL_PVFS ? pvfs_local_path() :
+	    PL_USE(r, path, abs), b);
 }
 
 int
@@ -303,9 +321,13 @@ statvfs(const char *path, struct statvfs *v)
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 	struct statfs s;
 
+	int rc;
+
 	if (r != PL_PVFS)
 		return REAL(statvfs)(PL_USE(r, path, abs), v);
-	return pl_statvfs_from(pl_statfs_abs(abs, &s), &s, v);
+	if (PL_ESCAPED(rc = pl_statfs_abs(abs, &s)))
+		return REAL(statvfs)(pvfs_local_path(), v);
+	return pl_statvfs_from(rc, &s, v);
 }
 
 int
@@ -339,9 +361,13 @@ pl_access_at(enum pl_call which, int dirfd, const char *path, int mode,
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
+	int rc;
 
-	if (r == PL_PVFS)
-		return PL_BUSY(pvfs_access(abs, mode));
+	if (r == PL_PVFS) {
+		if (!PL_ESCAPED(rc = PL_BUSY(pvfs_access(abs, mode))))
+			return rc;
+		use = pvfs_local_path();
+	}
 	return which == PL_ACCESS ? REAL(access)(use, mode) :
 	    which == PL_EUIDACCESS ? REAL(euidaccess)(use, mode) :
 	    REAL(faccessat)(dirfd, use, mode, flags);
@@ -437,8 +463,9 @@ pl_req_times(struct pvfs_setattr *req, const struct timespec ts[2])
 static int
 pl_setattr_abs(const char *abs, struct pvfs_setattr *req)
 {
-	if (req->mask == 0)
-		return pl_stat_abs(abs, &(struct stat){ 0 });
+	if ((req->mask & ~PVFS_SET_NOFOLLOW) == 0)
+		return pl_lstat_abs(abs, &(struct stat){ 0 },
+		    req->mask & PVFS_SET_NOFOLLOW);
 	return PL_BUSY(pvfs_path_setattr(abs, req));
 }
 
@@ -451,13 +478,18 @@ pl_chattr_at(enum pl_call which, int dirfd, const char *path, mode_t mode,
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
+	int rc;
 
 	if (r == PL_PVFS) {
 		if (which == PL_CHMOD || which == PL_FCHMODAT)
 			pl_req_mode(&req, mode);
 		else
 			pl_req_owner(&req, uid, gid);
-		return pl_setattr_abs(abs, &req);
+		if (which == PL_LCHOWN || (flags & AT_SYMLINK_NOFOLLOW))
+			req.mask |= PVFS_SET_NOFOLLOW;
+		if (!PL_ESCAPED(rc = pl_setattr_abs(abs, &req)))
+			return rc;
+		use = pvfs_local_path();
 	}
 	return which == PL_CHMOD ? REAL(chmod)(use, mode) :
 	    which == PL_FCHMODAT ? REAL(fchmodat)(dirfd, use, mode, flags) :
@@ -527,6 +559,7 @@ utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
 	struct pvfs_setattr req;
 	char abs[PL_ABS_MAX];
 	enum pl_route r;
+	int rc;
 
 	if (path == NULL && pl_fd_hit(dirfd))
 		return futimens(dirfd, ts);
@@ -535,7 +568,11 @@ utimensat(int dirfd, const char *path, const struct timespec ts[2], int flags)
 		return REAL(utimensat)(dirfd, PL_USE(r, path, abs), ts, flags);
 	if (pl_req_times(&req, ts) != 0)
 		return -1;
-	return pl_setattr_abs(abs, &req);
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		req.mask |= PVFS_SET_NOFOLLOW;
+	if (!PL_ESCAPED(rc = pl_setattr_abs(abs, &req)))
+		return rc;
+	return REAL(utimensat)(dirfd, pvfs_local_path(), ts, flags);
 }
 
 int
@@ -576,7 +613,8 @@ pl_utimes_at(enum pl_call which, int dirfd, const char *path,
 	const char *use = PL_USE(r, path, abs);
 
 	if (r == PL_PVFS)
-		return utimensat(AT_FDCWD, abs, pl_tv_ts(tv, ts), 0);
+		return utimensat(AT_FDCWD, abs, pl_tv_ts(tv, ts),
+		    which == PL_LUTIMES ? AT_SYMLINK_NOFOLLOW : 0);
 	return which == PL_UTIMES ? REAL(utimes)(use, tv) :
 	    which == PL_LUTIMES ? REAL(lutimes)(use, tv) :
 	    REAL(futimesat)(dirfd, use, tv);
@@ -634,9 +672,12 @@ truncate(const char *path, off_t len)
 {
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
+	int rc;
 
-	return r == PL_PVFS ? PL_BUSY(pvfs_truncate(abs, len)) :
-	    REAL(truncate)(PL_USE(r, path, abs), len);
+	if (r == PL_PVFS && !PL_ESCAPED(rc = PL_BUSY(pvfs_truncate(abs, len))))
+		return rc;
+	return REAL(truncate)(r == PL_PVFS ? pvfs_local_path() :
+	    PL_USE(r, path, abs), len);
 }
 
 int
@@ -699,9 +740,13 @@ pathconf(const char *path, int name)
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
 
+	int rc;
+
 	if (r != PL_PVFS)
 		return REAL(pathconf)(PL_USE(r, path, abs), name);
-	return pl_stat_abs(abs, &(struct stat){ 0 }) != 0 ? -1 : pl_pathconf_pvfs(name);
+	if (PL_ESCAPED(rc = pl_stat_abs(abs, &(struct stat){ 0 })))
+		return REAL(pathconf)(pvfs_local_path(), name);
+	return rc != 0 ? -1 : pl_pathconf_pvfs(name);
 }
 
 long
@@ -758,6 +803,10 @@ pl_mktemp(char *tmpl, int suffixlen, int flags, int dir)
 		}
 		rc = dir ? PL_BUSY(pvfs_path_mkdir(abs, 0700)) :
 		    pl_open_abs(abs, (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (PL_ESCAPED(rc)) /* a directory link led out of PVFS */
+			rc = dir ? REAL(mkdir)(pvfs_local_path(), 0700) :
+			    REAL(open)(pvfs_local_path(), (flags & ~O_ACCMODE) |
+			    O_RDWR | O_CREAT | O_EXCL, 0600);
 		if (rc >= 0 || errno != EEXIST)
 			return rc;
 	}

@@ -1,7 +1,7 @@
 /*
  * preload-names.c - calls that make, remove and move names: unlink,
- * rmdir, remove, mkdir, rename, and the link, symlink and mknod families
- * (clean errors: PVFS has none of those objects yet).
+ * rmdir, remove, mkdir, rename, symlink and readlink, and the link and
+ * mknod families (clean errors: PVFS has none of those objects yet).
  */
 #include "config.h"
 
@@ -24,19 +24,22 @@ pl_unlink_at(enum pl_call which, int dirfd, const char *path, int flags)
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
+	int rc;
 
-	if (r != PL_PVFS)
-		return which == PL_UNLINK ? REAL(unlink)(use) :
-		    which == PL_RMDIR ? REAL(rmdir)(use) :
-		    which == PL_REMOVE ? REAL(remove)(use) :
-		    REAL(unlinkat)(dirfd, use, flags);
-	if (flags & AT_REMOVEDIR)
-		return PL_BUSY(pvfs_rmdir(abs));
-	if (which != PL_REMOVE)
-		return PL_BUSY(pvfs_unlink(abs));
-	if (PL_BUSY(pvfs_unlink(abs)) == 0)
-		return 0;
-	return errno == EISDIR ? PL_BUSY(pvfs_rmdir(abs)) : -1;
+	if (r == PL_PVFS) {
+		if (flags & AT_REMOVEDIR)
+			rc = PL_BUSY(pvfs_rmdir(abs));
+		else if ((rc = PL_BUSY(pvfs_unlink(abs))) != 0 &&
+		    which == PL_REMOVE && errno == EISDIR)
+			rc = PL_BUSY(pvfs_rmdir(abs));
+		if (!PL_ESCAPED(rc))
+			return rc;
+		use = pvfs_local_path(); /* a directory link led out */
+	}
+	return which == PL_UNLINK ? REAL(unlink)(use) :
+	    which == PL_RMDIR ? REAL(rmdir)(use) :
+	    which == PL_REMOVE ? REAL(remove)(use) :
+	    REAL(unlinkat)(dirfd, use, flags);
 }
 
 int
@@ -69,10 +72,14 @@ pl_mkdir_at(enum pl_call which, int dirfd, const char *path, mode_t mode)
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
+	int rc;
 
-	if (r == PL_PVFS)
-		return PL_BUSY(pvfs_path_mkdir(abs,
-		    mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)));
+	if (r == PL_PVFS) {
+		if (!PL_ESCAPED(rc = PL_BUSY(pvfs_path_mkdir(abs,
+		    mode & ~__atomic_load_n(&pl_umask, __ATOMIC_RELAXED)))))
+			return rc;
+		use = pvfs_local_path();
+	}
 	return which == PL_MKDIR ? REAL(mkdir)(use, mode) :
 	    REAL(mkdirat)(dirfd, use, mode);
 }
@@ -134,6 +141,8 @@ pl_rename_at(enum pl_call which, int od, const char *o, int nd, const char *n,
 			errno = EEXIST;
 			return -1;
 		}
+		if (errno == PVFS_ELOCAL)
+			errno = EXDEV; /* a link led the new name out of PVFS */
 		if (errno != ENOENT)
 			return -1;
 	}
@@ -170,27 +179,38 @@ linkat(int od, const char *o, int nd, const char *n, int flags)
 	return pl_rename_at(PL_LINKAT, od, o, nd, n, (unsigned)flags);
 }
 
-/* symlink, symlinkat, mknod, mknodat, mkfifo and mkfifoat: PVFS makes
- * no links; FIFOs, sockets and device nodes are names in PVFS. */
+/* symlink, symlinkat, mknod, mknodat, mkfifo and mkfifoat: links, FIFOs,
+ * sockets and device nodes are names in PVFS; a path whose links lead
+ * out of PVFS makes them locally. */
 static int
 pl_mknod_at(enum pl_call which, int dirfd, const char *path, const char *target,
     mode_t mode, dev_t dev)
 {
 	char abs[PL_ABS_MAX];
-	enum pl_route r = pl_route(dirfd, path, abs);
-	const char *use = PL_USE(r, path, abs);
+	enum pl_route r;
+	const char *use;
+	mode_t um;
+	int rc;
 
-	if (r == PL_PVFS && (which == PL_SYMLINK || which == PL_SYMLINKAT)) {
-		errno = EPERM;
+	/* The kernel reads the text first: a bad one is EFAULT anywhere. */
+	if ((which == PL_SYMLINK || which == PL_SYMLINKAT) && PL_BAD_PTR(target)) {
+		errno = EFAULT;
 		return -1;
 	}
-	if (r == PL_PVFS) { /* FIFOs, sockets, devices: names in PVFS */
-		mode_t um = __atomic_load_n(&pl_umask, __ATOMIC_RELAXED);
-
+	r = pl_route(dirfd, path, abs);
+	use = PL_USE(r, path, abs);
+	if (r == PL_PVFS && (which == PL_SYMLINK || which == PL_SYMLINKAT)) {
+		if (!PL_ESCAPED(rc = PL_BUSY(pvfs_symlink(target, abs))))
+			return rc;
+		use = pvfs_local_path();
+	} else if (r == PL_PVFS) {
+		um = __atomic_load_n(&pl_umask, __ATOMIC_RELAXED);
 		if (which == PL_MKFIFO || which == PL_MKFIFOAT)
 			mode = S_IFIFO | (mode & 07777);
-		return PL_BUSY(pvfs_path_mknod(abs, (mode & S_IFMT) |
-		    (mode & 07777 & ~um), dev));
+		if (!PL_ESCAPED(rc = PL_BUSY(pvfs_path_mknod(abs,
+		    (mode & S_IFMT) | (mode & 07777 & ~um), dev))))
+			return rc;
+		use = pvfs_local_path();
 	}
 	return which == PL_SYMLINK ? REAL(symlink)(target, use) :
 	    which == PL_SYMLINKAT ? REAL(symlinkat)(target, dirfd, use) :
@@ -235,7 +255,6 @@ mkfifoat(int dirfd, const char *path, mode_t mode)
 	return pl_mknod_at(PL_MKFIFOAT, dirfd, path, NULL, mode, 0);
 }
 
-/* Nothing on PVFS is a link: EINVAL for what exists. */
 static ssize_t
 pl_readlink_at(enum pl_call which, int dirfd, const char *path, char *buf,
     size_t len)
@@ -243,14 +262,18 @@ pl_readlink_at(enum pl_call which, int dirfd, const char *path, char *buf,
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(dirfd, path, abs);
 	const char *use = PL_USE(r, path, abs);
-	struct stat st;
+	ssize_t n;
 
-	if (r != PL_PVFS)
-		return which == PL_READLINK ? REAL(readlink)(use, buf, len) :
-		    REAL(readlinkat)(dirfd, use, buf, len);
-	if (pl_stat_abs(abs, &st) == 0)
-		errno = EINVAL;
-	return -1;
+	if (r == PL_PVFS) {
+		pl_busy++;
+		n = pvfs_readlink(abs, buf, len);
+		pl_busy--;
+		if (!PL_ESCAPED(n))
+			return n;
+		use = pvfs_local_path();
+	}
+	return which == PL_READLINK ? REAL(readlink)(use, buf, len) :
+	    REAL(readlinkat)(dirfd, use, buf, len);
 }
 
 ssize_t

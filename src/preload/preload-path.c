@@ -107,8 +107,14 @@ char *
 pl_path_canon(const char *abs)
 {
 	char *out = malloc(PL_ABS_MAX);
+	int rc;
 
-	if (out != NULL && pl_normalize(abs, out, PL_ABS_MAX) != 0) {
+	if (out == NULL)
+		return NULL;
+	pl_busy++;
+	rc = pvfs_realpath(abs, out, PL_ABS_MAX);
+	pl_busy--;
+	if (rc != 0) {
 		free(out);
 		return NULL;
 	}
@@ -385,7 +391,8 @@ pl_chdir_pvfs(const char *abs)
 	rc = pvfs_access(abs, X_OK);
 	pl_busy--;
 	if (rc == 0) {
-		/* It resolved: its folded name is its real one. */
+		/* It resolved: the name with its links resolved is its real
+		 * one, which getcwd gives and ".." climbs from. */
 		char *canon = pl_path_canon(abs);
 
 		if (canon == NULL)
@@ -401,11 +408,15 @@ chdir(const char *path)
 {
 	char abs[PL_ABS_MAX];
 	enum pl_route r = pl_route(AT_FDCWD, path, abs);
+	const char *use = PL_USE(r, path, abs);
 	int rc;
 
-	if (r == PL_PVFS)
-		return pl_chdir_pvfs(abs);
-	rc = REAL(chdir)(PL_USE(r, path, abs));
+	if (r == PL_PVFS) {
+		if (!PL_ESCAPED(rc = pl_chdir_pvfs(abs)))
+			return rc;
+		use = pvfs_local_path();
+	}
+	rc = REAL(chdir)(use);
 	if (rc == 0 && !pl_busy && pl_cwd_is_virtual())
 		pl_cwd_set(NULL);
 	return rc;
@@ -427,7 +438,12 @@ fchdir(int fd)
 		errno = ENOTDIR;
 		rc = -1;
 	} else {
-		pl_cwd_set(f->path);
+		/* Its physical name, should it have been opened through a
+		 * link: getcwd and ".." as after chdir. */
+		char *canon = pl_path_canon(f->path);
+
+		pl_cwd_set(canon != NULL ? canon : f->path);
+		free(canon);
 		rc = 0;
 	}
 	pl_put(f);
@@ -495,7 +511,8 @@ realpath(const char *path, char *resolved)
 	char *canon;
 
 	if (pl_stat_abs(abs, &st) != 0 || (canon = pl_path_canon(abs)) == NULL)
-		return NULL;
+		return PL_ESCAPED(-1) ? REAL(realpath)(pvfs_local_path(),
+		    resolved) : NULL;
 	if (strlen(canon) >= PATH_MAX) {
 		free(canon);
 		errno = ENAMETOOLONG;
@@ -564,6 +581,25 @@ pl_unix_route(const struct sockaddr *sa, socklen_t *len, struct sockaddr_un *un,
 	}
 }
 
+/* bind or connect at a local name that a PVFS path's links lead to. */
+static int
+pl_unix_local(int fd, const char *name, int bind_it)
+{
+	struct sockaddr_un un;
+	socklen_t len;
+
+	if (strlen(name) >= sizeof(un.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memset(&un, 0, sizeof(un));
+	un.sun_family = AF_UNIX;
+	memcpy(un.sun_path, name, strlen(name) + 1);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name) + 1);
+	return bind_it ? REAL(bind)(fd, (const struct sockaddr *)&un, len) :
+	    REAL(connect)(fd, (const struct sockaddr *)&un, len);
+}
+
 /* A PVFS name for a socket: an S_IFSOCK node there, the socket itself
  * at a local name (preload-special.c). */
 int
@@ -571,6 +607,7 @@ bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct sockaddr_un un;
 	char abs[PL_ABS_MAX];
+	int rc;
 
 	switch (pl_unix_route(sa, &len, &un, abs)) {
 	case 0:
@@ -578,7 +615,9 @@ bind(int fd, const struct sockaddr *sa, socklen_t len)
 	case 1:
 		return REAL(bind)(fd, (const struct sockaddr *)&un, len);
 	case 2:
-		return pl_sock_bind(fd, abs);
+		if ((rc = pl_sock_bind(fd, abs)) == 0 || !PL_ESCAPED(rc))
+			return rc;
+		return pl_unix_local(fd, pvfs_local_path(), 1);
 	default:
 		return -1;
 	}
@@ -589,6 +628,7 @@ connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct sockaddr_un un;
 	char abs[PL_ABS_MAX];
+	int rc;
 
 	switch (pl_unix_route(sa, &len, &un, abs)) {
 	case 0:
@@ -596,7 +636,10 @@ connect(int fd, const struct sockaddr *sa, socklen_t len)
 	case 1:
 		return REAL(connect)(fd, (const struct sockaddr *)&un, len);
 	case 2:
-		return pl_sock_connect(fd, abs);
+		if ((rc = pl_sock_connect(fd, abs)) == 0 || !PL_ESCAPED(rc))
+			return rc;
+		/* A link led out of PVFS: the socket may be there. */
+		return pl_unix_local(fd, pvfs_local_path(), 0);
 	default:
 		return -1;
 	}

@@ -184,7 +184,7 @@ pl_fopen_abs(const char *abs, const char *mode)
 	if (pl_stdio_flags(mode, &flags) != 0)
 		return NULL;
 	if ((fd = pl_open_abs(abs, flags, 0666)) == -1)
-		return NULL;
+		return PL_ESCAPED(fd) ? REAL(fopen)(pvfs_local_path(), mode) : NULL;
 	if ((fp = pl_cookie_open(fd, pl_cookie_mode(flags), 0)) == NULL) {
 		saved = errno;
 		pl_fd_close(fd);
@@ -254,6 +254,9 @@ pl_freopen(const char *path, const char *abs, enum pl_route r,
 	fflush(stream);
 	fd = r == PL_PVFS ? pl_open_abs(abs, flags & ~O_CLOEXEC, 0666) :
 	    REAL(openat)(AT_FDCWD, PL_USE(r, path, abs), flags & ~O_CLOEXEC, 0666);
+	if (r == PL_PVFS && PL_ESCAPED(fd))
+		fd = REAL(openat)(AT_FDCWD, pvfs_local_path(), flags & ~O_CLOEXEC,
+		    0666);
 	if (fd == -1)
 		return NULL;
 	if (fd != k) {

@@ -348,7 +348,7 @@ pl_open_abs(const char *abs, int flags, mode_t mode)
 		errno = EOPNOTSUPP;
 		return -1;
 	}
-	hflags = flags & ~(O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+	hflags = flags & ~(O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
 	    O_LARGEFILE | O_NOATIME | O_DIRECT | O_ASYNC);
 	if (flags & O_PATH)
 		hflags = (hflags & ~(O_PATH | O_ACCMODE)) | O_RDONLY;
@@ -555,6 +555,7 @@ pl_floor_init(void)
 	}
 	if (pl_floor != 0)
 		pvfs_set_socket_hooks(&pl_sock_hooks);
+	pvfs_set_local_escape(1); /* links out of PVFS: PL_ESCAPED */
 }
 
 /* Run by the first wrapper called (maybe before our constructor): it

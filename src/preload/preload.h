@@ -137,8 +137,8 @@ const char *pl_toolong_path(void);
 	(intptr_t)(const void *)(p) < 0)
 /* The mount prefix abs lies under (abs must be a PVFS path). */
 void pl_path_root(const char *abs, char *root, size_t len);
-/* abs (a path that resolved) with "." and ".." folded: the canonical
- * name (PVFS has no symlinks), malloc'd, or NULL. */
+/* abs (a path that resolved) with "." and ".." folded, malloc'd, or
+ * NULL; the links in it are resolved too (realpath's answer). */
 char *pl_path_canon(const char *abs);
 /* The virtual cwd into buf (len >= PL_ABS_MAX); 1 if there is one. */
 int pl_cwd_get(char *buf, size_t len);
@@ -183,6 +183,10 @@ void pl_dir_atfork(int take);
 
 /* ---- preload-meta.c, preload-names.c: attributes and names ---- */
 int pl_stat_abs(const char *abs, struct stat *st);
+/* A PVFS call's result rc: did a symbolic link lead out of PVFS?  Then
+ * the call is carried on by libc with pvfs_local_path() (absolute, so
+ * any dirfd is moot). */
+#define PL_ESCAPED(rc) ((rc) < 0 && errno == PVFS_ELOCAL)
 #define PL_BUSY(expr) ({ int rc_; pl_busy++; rc_ = (expr); pl_busy--; rc_; })
 
 /* The libc entry point a family helper hands a local path to. */

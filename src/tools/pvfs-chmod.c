@@ -23,7 +23,22 @@ static const char usage[] =
 static int opt_rec;
 static const char *mode_arg;
 
-/* Failures are reported (and set the exit status) here; the walk goes on. */
+static int chmod_path(const char *path);
+
+/* In a -R walk, links are skipped, as chmod(1) skips them (a link has no
+ * mode of its own, and what it leads to may lie outside the tree). */
+static int
+chmod_child(const char *path)
+{
+	struct stat st;
+
+	if (pvfs_lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return 0;
+	return chmod_path(path);
+}
+
+/* Failures are reported (and set the exit status) here; the walk goes on.
+ * An operand that is a link: what it leads to changes. */
 static int
 chmod_path(const char *path)
 {
@@ -39,7 +54,7 @@ chmod_path(const char *path)
 	if (pvfs_chmod(path, m) != 0)
 		tool_err(path, errno);
 	if (opt_rec && S_ISDIR(st.st_mode))
-		tool_each_child(path, chmod_path);
+		tool_each_child(path, chmod_child);
 	return 0;
 }
 

@@ -77,6 +77,23 @@ chown_spec(char *spec)
 		tool_usage_error("invalid spec: '%s'", spec);
 }
 
+static int chown_path(const char *path);
+
+/* In a -R walk a link itself changes owner (chown(1)'s -P default), and
+ * the walk never goes through one. */
+static int
+chown_child(const char *path)
+{
+	struct stat st;
+
+	if (pvfs_lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (pvfs_lchown(path, new_uid, new_gid) != 0)
+			tool_err(path, errno);
+		return 0;
+	}
+	return chown_path(path);
+}
+
 /* Failures are reported (and set the exit status) here; the walk goes on. */
 static int
 chown_path(const char *path)
@@ -88,7 +105,7 @@ chown_path(const char *path)
 		return 0;
 	}
 	if (opt_rec && pvfs_stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		tool_each_child(path, chown_path);
+		tool_each_child(path, chown_child);
 	return 0;
 }
 

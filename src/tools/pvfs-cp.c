@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,11 @@ static const char usage[] =
 "pvfstab mount prefix (/pvfs/dir/file) or a URL (pvfs://host:port/dir/file).\n"
 "SRC '-' is standard input, DST '-' standard output.\n"
 "\n"
-"  -r, -R, --recursive  copy directories and their contents\n"
+"  -r, -R, --recursive  copy directories and their contents; symbolic links\n"
+"                       in them, and given ones, are copied as links\n"
+"  -a, --archive        -r -p -P\n"
+"  -P, --no-dereference copy symbolic links as links\n"
+"  -L, --dereference    copy what symbolic links lead to, even with -r\n"
 "  -p, --preserve       keep mode, ownership (when permitted) and times\n"
 "  -f, --force          remove an existing destination file and create it\n"
 "                       anew (it then gets the distribution asked for)\n"
@@ -40,6 +45,9 @@ enum { OPT_BASE = 0x100, OPT_PCOUNT, OPT_SSIZE, OPT_PROGRESS };
 
 static const struct option longopts[] = {
 	{ "recursive", no_argument, NULL, 'r' },
+	{ "archive", no_argument, NULL, 'a' },
+	{ "no-dereference", no_argument, NULL, 'P' },
+	{ "dereference", no_argument, NULL, 'L' },
 	{ "preserve", no_argument, NULL, 'p' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "base", required_argument, NULL, OPT_BASE },
@@ -51,6 +59,7 @@ static const struct option longopts[] = {
 };
 
 static int recursive;
+static int deref = -1; /* -L 1, -P 0; else as GNU cp: 0 with -r, else 1 */
 static struct tool_copy_opts opts;
 
 static int cp_path(const char *src, const char *dst);
@@ -132,17 +141,46 @@ cp_special(const char *dst, const struct stat *st)
 	return 0;
 }
 
+/* A link copied as a link: the same text, wherever it points.  An
+ * existing destination that is not a directory is replaced (GNU cp
+ * unlinks it first too). */
+static int
+cp_link(const char *src, const char *dst, const struct stat *st)
+{
+	char target[PATH_MAX];
+	struct stat dst_st;
+
+	if (tool_readlink(src, target, sizeof(target)) != 0) {
+		tool_err(src, errno);
+		return -1;
+	}
+	if (tool_symlink(target, dst) != 0) {
+		if (errno != EEXIST || tool_lstat(dst, &dst_st) != 0 ||
+		    S_ISDIR(dst_st.st_mode) || tool_unlink(dst) != 0 ||
+		    tool_symlink(target, dst) != 0) {
+			tool_copy_err("cannot create symbolic link", dst, "", errno);
+			return -1;
+		}
+	}
+	if (opts.preserve)
+		(void)tool_lchown(dst, st->st_uid, st->st_gid);
+	return 0;
+}
+
 static int
 cp_path(const char *src, const char *dst)
 {
 	struct stat st;
+	int follow = deref >= 0 ? deref : !recursive;
 
 	if (strcmp(src, "-") == 0)
 		return tool_copy_file(src, dst, &opts);
-	if (tool_stat(src, &st) != 0) {
+	if ((follow ? tool_stat(src, &st) : tool_lstat(src, &st)) != 0) {
 		tool_err(src, errno);
 		return -1;
 	}
+	if (S_ISLNK(st.st_mode))
+		return cp_link(src, dst, &st);
 	if (recursive && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 		return cp_special(dst, &st);
 	if (!S_ISDIR(st.st_mode))
@@ -190,11 +228,21 @@ cp_options(int argc, char **argv)
 	int c;
 
 	opts.dist.base = opts.dist.pcount = opts.dist.ssize = -1;
-	while ((c = tool_getopt(argc, argv, "rRpf", longopts)) != -1) {
+	while ((c = tool_getopt(argc, argv, "rRpfaPL", longopts)) != -1) {
 		switch (c) {
 		case 'r':
 		case 'R':
 			recursive = 1;
+			break;
+		case 'a':
+			recursive = opts.preserve = 1;
+			deref = 0;
+			break;
+		case 'P':
+			deref = 0;
+			break;
+		case 'L':
+			deref = 1;
 			break;
 		case 'p':
 			opts.preserve = 1;

@@ -123,7 +123,7 @@ du_dir_names(const char *dir, PVFS_DIR *d, int depth)
 	while ((de = pvfs_readdir(d)) != NULL) {
 		if (de->d_type != DT_DIR) {
 			path = tool_join(dir, de->d_name);
-			rc = pvfs_stat(path, &st);
+			rc = pvfs_lstat(path, &st); /* a link is not followed */
 			free(path);
 		} else
 			rc = 0;

@@ -91,6 +91,9 @@ struct ls_ent {
 	char *path;  /* to stat */
 	struct stat st;
 	struct pvfs_attr_info dist;
+	char *target;        /* a link's text, NULL otherwise */
+	struct stat tst;     /* what the link leads to, if tok */
+	int tok;
 };
 
 struct ls_width {
@@ -353,31 +356,75 @@ ls_name_width(const struct ls_ent *e, const struct ls_width *w)
 	return n;
 }
 
-/* [inode ]name[mark], the name in color if asked for.  As GNU ls does, the
- * first color is preceded by a reset. */
+/* s in the color of mode m, if asked for.  As GNU ls does, the first
+ * color is preceded by a reset. */
 static void
-ls_put_name(const struct ls_ent *e, const struct ls_width *w)
+ls_put_colored(const char *s, mode_t m)
 {
-	const char *c = opt_color ? ls_color_of(e->st.st_mode) : NULL;
-	int mark = ls_indicator(e->st.st_mode);
+	const char *c = opt_color ? ls_color_of(m) : NULL;
 
-	if (opt_inode && opt_format != FMT_LONG)
-		printf("%*llu ", w->inode, (unsigned long long)e->st.st_ino);
 	if (c != NULL) {
 		if (!color_used)
 			fputs("\033[0m", stdout);
 		color_used = 1;
-		printf("\033[%sm%s\033[0m", c, e->name);
+		printf("\033[%sm%s\033[0m", c, s);
 	} else
-		fputs(e->name, stdout);
+		fputs(s, stdout);
+}
+
+/* [inode ]name[mark]; -l shows a link as "name -> target", the target
+ * in its own color and with its own mark, as GNU ls does. */
+static void
+ls_put_name(const struct ls_ent *e, const struct ls_width *w)
+{
+	int link = e->target != NULL && opt_format == FMT_LONG;
+	int mark = link ? 0 : ls_indicator(e->st.st_mode);
+
+	if (opt_inode && opt_format != FMT_LONG)
+		printf("%*llu ", w->inode, (unsigned long long)e->st.st_ino);
+	ls_put_colored(e->name, e->st.st_mode);
 	if (mark)
+		putchar(mark);
+	if (!link)
+		return;
+	fputs(" -> ", stdout);
+	ls_put_colored(e->target, e->tok ? e->tst.st_mode : e->st.st_mode);
+	if (e->tok && (mark = ls_indicator(e->tst.st_mode)) != 0)
 		putchar(mark);
 }
 
+/* A link's text, and what it leads to (if anything). */
 static int
-ls_fill(struct ls_ent *e)
+ls_fill_link(struct ls_ent *e)
 {
-	if (pvfs_stat(e->path, &e->st) != 0)
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if ((n = pvfs_readlink(e->path, buf, sizeof(buf) - 1)) < 0)
+		return -1;
+	buf[n] = '\0';
+	if ((e->target = strdup(buf)) == NULL)
+		return -1;
+	e->tok = pvfs_stat(e->path, &e->tst) == 0;
+	return 0;
+}
+
+/* Entries are lstat'ed; an operand is followed when it is a link to a
+ * directory, unless -l, -d or -F (GNU ls's default). */
+static int
+ls_fill(struct ls_ent *e, int operand)
+{
+	struct stat st;
+
+	e->target = NULL;
+	e->tok = 0;
+	if (pvfs_lstat(e->path, &e->st) != 0)
+		return -1;
+	if (S_ISLNK(e->st.st_mode) && operand && opt_format != FMT_LONG &&
+	    !opt_dir && !opt_classify && pvfs_stat(e->path, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		e->st = st;
+	if (S_ISLNK(e->st.st_mode) && ls_fill_link(e) != 0)
 		return -1;
 	memset(&e->dist, 0, sizeof(e->dist));
 	if (opt_dist && S_ISREG(e->st.st_mode) &&
@@ -613,6 +660,7 @@ ls_free(struct ls_ent *v, size_t n)
 	for (i = 0; i < n; i++) {
 		free(v[i].name);
 		free(v[i].path);
+		free(v[i].target);
 	}
 	free(v);
 }
@@ -642,7 +690,7 @@ ls_read_dir(const char *path, size_t *count)
 	}
 	tool_free_list(names, n);
 	for (i = 0; i < k; i++)
-		if (ls_fill(&v[i]) != 0) {
+		if (ls_fill(&v[i], 0) != 0) {
 			tool_err(v[i].path, errno);
 			memset(&v[i].st, 0, sizeof(v[i].st));
 		}
@@ -684,10 +732,11 @@ ls_operands(char **paths, int n)
 			continue;
 		e.name = strdup(paths[k]);
 		e.path = strdup(paths[k]);
-		if (ls_fill(&e) != 0) {
+		if (ls_fill(&e, 1) != 0) {
 			tool_err(paths[k], errno);
 			free(e.name);
 			free(e.path);
+			free(e.target);
 		} else if (S_ISDIR(e.st.st_mode) && !opt_dir)
 			dirs[nd++] = e;
 		else

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,14 @@ static void
 mv_copy(const char *src, const char *dst, const struct stat *st)
 {
 	struct tool_copy_opts o;
+	char target[PATH_MAX];
 
+	if (S_ISLNK(st->st_mode)) {
+		if (tool_readlink(src, target, sizeof(target)) != 0 ||
+		    tool_symlink(target, dst) != 0 || tool_unlink(src) != 0)
+			tool_err(src, errno);
+		return;
+	}
 	if (!S_ISREG(st->st_mode)) {
 		tool_errmsg(src, "cannot move a directory to another file system "
 		    "(use pvfs-cp -r, then pvfs-rm -r)");
@@ -63,11 +71,12 @@ mv_one(const char *src, const char *dst)
 {
 	struct stat st, dst_st;
 
-	if (tool_stat(src, &st) != 0) {
+	/* A link moves as a link (lstat), as mv(1) moves it. */
+	if (tool_lstat(src, &st) != 0) {
 		tool_err(src, errno);
 		return 0;
 	}
-	if (opt_noclobber && tool_stat(dst, &dst_st) == 0)
+	if (opt_noclobber && tool_lstat(dst, &dst_st) == 0)
 		return 0;
 	if (mv_rename(src, dst) == 0)
 		return 0;

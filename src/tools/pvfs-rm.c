@@ -51,7 +51,8 @@ rm_path(const char *path)
 {
 	struct stat st;
 
-	if (pvfs_stat(path, &st) != 0) {
+	/* A link is removed, never what it leads to (lstat, as rm). */
+	if (pvfs_lstat(path, &st) != 0) {
 		if (opt_force && errno == ENOENT)
 			return 0;
 		tool_err(path, errno);

@@ -395,6 +395,42 @@ tool_stat(const char *path, struct stat *st)
 }
 
 int
+tool_lstat(const char *path, struct stat *st)
+{
+	return tool_is_pvfs(path) ? pvfs_lstat(path, st) : lstat(path, st);
+}
+
+int
+tool_readlink(const char *path, char *buf, size_t len)
+{
+	ssize_t n = tool_is_pvfs(path) ? pvfs_readlink(path, buf, len) :
+	    readlink(path, buf, len);
+
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+int
+tool_symlink(const char *target, const char *path)
+{
+	return tool_is_pvfs(path) ? pvfs_symlink(target, path) :
+	    symlink(target, path);
+}
+
+int
+tool_lchown(const char *path, uid_t uid, gid_t gid)
+{
+	return tool_is_pvfs(path) ? pvfs_lchown(path, uid, gid) :
+	    lchown(path, uid, gid);
+}
+
+int
 tool_open(const char *path, int flags, mode_t mode,
     const struct pvfs_filestat *dist, struct tool_fd *f)
 {

@@ -91,6 +91,12 @@ struct tool_fd {
 	int pvfs;
 };
 int tool_stat(const char *path, struct stat *st);
+int tool_lstat(const char *path, struct stat *st);
+/* A link's text, NUL-terminated, in buf (len bytes: ENAMETOOLONG if
+ * short). */
+int tool_readlink(const char *path, char *buf, size_t len);
+int tool_symlink(const char *target, const char *path);
+int tool_lchown(const char *path, uid_t uid, gid_t gid);
 /* dist != NULL asks for a distribution when a PVFS file is created. */
 int tool_open(const char *path, int flags, mode_t mode,
     const struct pvfs_filestat *dist, struct tool_fd *f);

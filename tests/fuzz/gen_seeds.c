@@ -71,6 +71,7 @@ frame_seeds(const char *dir)
 	struct pvfs_counters_rep ctr = { .uptime_ms = 1000, .conns_total = 3,
 		.conns_open = 1, .bytes_in = 100, .bytes_out = 200, .n = 1,
 		.ops = &os };
+	static struct pvfs_link_rep link = { 0, 6, "../target" };
 	struct pvfs_buf b;
 	char name[64];
 	uint16_t op;
@@ -108,6 +109,11 @@ frame_seeds(const char *dir)
 			pvfs_buf_free(&b);
 		}
 	}
+	/* A link met: the status-specific body (protocol 8). */
+	pvfs_buf_init(&b);
+	if (pvfs_frame_encode(&b, PVFS_MGR_STAT, 1, 1, PVFS_ST_LINK, &link) == 0)
+		put_file(dir, "frame", "MGR_STAT-link", b.data, b.len);
+	pvfs_buf_free(&b);
 }
 
 /* Format 2: a byte choosing the mode, then batches of every record type;
@@ -120,7 +126,7 @@ journal_seeds(const char *dir)
 	/* END last: format 1 below reuses it. */
 	static const int types[] = { MGR_REC_CREATE, MGR_REC_MKDIR,
 		MGR_REC_UNLINK, MGR_REC_RMDIR, MGR_REC_RENAME, MGR_REC_SETATTR,
-		MGR_REC_MKNOD, MGR_REC_END };
+		MGR_REC_MKNOD, MGR_REC_SYMLINK, MGR_REC_END };
 	struct mgr_rec r;
 	int i, t, seq = 0;
 
@@ -142,6 +148,8 @@ journal_seeds(const char *dir)
 		r.namelen = 4;
 		r.name2 = "other";
 		r.namelen2 = 5;
+		r.target = "../target";
+		r.targetlen = 9;
 		mgr_batch_add(&b, &r);
 		if (i % 2 == 1) {
 			mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);

@@ -9,6 +9,7 @@
  *   test_paths                       start a file system, run both sides
  *   test_paths --libc LOCAL PVFSDIR  the shim's side (run preloaded)
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -33,13 +34,17 @@
 
 #define BAD_PTR ((const char *)1)   /* an unmapped path: libc sides only */
 
-enum op { MKDIR, RMDIR, UNLINK, RENAME, OPEN, STAT, ACCESS, TRUNC, CHMOD };
+enum op { MKDIR, RMDIR, UNLINK, RENAME, OPEN, STAT, ACCESS, TRUNC, CHMOD,
+	SYMLINK, READLINK, LSTAT, LCHOWN };
 
 struct tcase {
 	enum op op;
-	const char *a, *b;   /* relative to the case directory; NULL, BAD_PTR */
-	int flags;
+	const char *a, *b;   /* relative to the case directory; NULL, BAD_PTR
+	                      * (SYMLINK: a is the link's text, b its name) */
+	int flags;           /* open's, and SHIM_ONLY */
 };
+/* A link out of PVFS: local through the shim (native: native_escape). */
+#define SHIM_ONLY (1 << 30)
 
 static const struct tcase cases[] = {
 	/* The destructive rows of issue 14. */
@@ -107,12 +112,94 @@ static const struct tcase cases[] = {
 	{ STAT, BAD_PTR, NULL, 0 },
 	{ RENAME, "f", BAD_PTR, 0 },
 	{ RENAME, BAD_PTR, "x", 0 },
+	/* Symbolic links (make_tree: ld -> d, lf -> f, dang -> t, d/up ->
+	 * ../f, loop -> loop, abs -> DIR/d/s/g, out -> /dev/null, outd -> /;
+	 * ../chain/c0 -> c1 ... c40 -> z: 41 links). */
+	{ READLINK, "lf", NULL, 0 },
+	{ READLINK, "d/up", NULL, 0 },
+	{ READLINK, "ld/up", NULL, 0 },
+	{ READLINK, "ld/", NULL, 0 },
+	{ READLINK, "f", NULL, 0 },
+	{ READLINK, "missing", NULL, 0 },
+	{ READLINK, "lf/", NULL, 0 },
+	{ LSTAT, "lf", NULL, 0 },
+	{ STAT, "lf", NULL, 0 },
+	{ LSTAT, "dang", NULL, 0 },
+	{ STAT, "dang", NULL, 0 },
+	{ LSTAT, "ld/", NULL, 0 },
+	{ LSTAT, "ld", NULL, 0 },
+	{ STAT, "ld/s/g", NULL, 0 },
+	{ STAT, "lf/", NULL, 0 },
+	{ STAT, "ld/.", NULL, 0 },
+	{ STAT, "ld/s/../../f", NULL, 0 },
+	{ OPEN, "ld/s/g", NULL, O_RDONLY },
+	{ OPEN, "ld/", NULL, O_RDONLY },
+	{ MKDIR, "ld/new", NULL, 0 },
+	{ MKDIR, "ld", NULL, 0 },
+	{ MKDIR, "dang", NULL, 0 },
+	{ UNLINK, "ld/", NULL, 0 },
+	{ RMDIR, "ld/", NULL, 0 },
+	{ RMDIR, "ld", NULL, 0 },
+	{ OPEN, "lf", NULL, O_RDONLY | O_NOFOLLOW },
+	{ OPEN, "ld", NULL, O_RDONLY | O_NOFOLLOW | O_DIRECTORY },
+	{ OPEN, "ld/", NULL, O_RDONLY | O_NOFOLLOW },
+	{ OPEN, "d/s/g", NULL, O_RDONLY | O_NOFOLLOW },
+	{ OPEN, "dang", NULL, O_CREAT | O_WRONLY },
+	{ OPEN, "dang", NULL, O_CREAT | O_EXCL | O_WRONLY },
+	{ OPEN, "lf", NULL, O_CREAT | O_EXCL | O_WRONLY },
+	{ OPEN, "lf", NULL, O_CREAT | O_WRONLY | O_TRUNC },
+	{ OPEN, "dang/", NULL, O_CREAT | O_WRONLY },
+	{ STAT, "loop", NULL, 0 },
+	{ LSTAT, "loop", NULL, 0 },
+	{ STAT, "loop/x", NULL, 0 },
+	{ STAT, "../chain/c0", NULL, 0 },
+	{ STAT, "../chain/c1", NULL, 0 },
+	{ LSTAT, "../chain/c0", NULL, 0 },
+	{ STAT, "d/up", NULL, 0 },
+	{ STAT, "abs", NULL, 0 },
+	{ STAT, "abs/", NULL, 0 },
+	{ ACCESS, "dang", NULL, 0 },
+	{ ACCESS, "lf", NULL, 0 },
+	{ TRUNC, "lf", NULL, 0 },
+	{ UNLINK, "lf", NULL, 0 },
+	{ UNLINK, "dang", NULL, 0 },
+	{ UNLINK, "ld", NULL, 0 },
+	{ RENAME, "lf", "x", 0 },
+	{ RENAME, "ld", "e/x", 0 },
+	{ RENAME, "f", "lf", 0 },
+	{ RENAME, "lf", "ld", 0 },
+	{ RENAME, "ld/s", "x", 0 },
+	{ RENAME, "ld/", "x", 0 },
+	{ CHMOD, "lf", NULL, 0 },
+	{ CHMOD, "dang", NULL, 0 },
+	{ LCHOWN, "dang", NULL, 0 },
+	{ LCHOWN, "lf", NULL, 0 },
+	{ LCHOWN, "missing", NULL, 0 },
+	{ SYMLINK, "f", "f", 0 },
+	{ SYMLINK, "", "nl", 0 },
+	{ SYMLINK, "x", "n/", 0 },
+	{ SYMLINK, "x", "f/", 0 },
+	{ SYMLINK, "d", "nl", 0 },
+	{ SYMLINK, "g", "ld/s/nl", 0 },
+	{ SYMLINK, "x", "missing/nl", 0 },
+	{ SYMLINK, "x", "f/nl", 0 },
+	{ SYMLINK, "x", "lf/nl", 0 },
+	{ SYMLINK, "x", "dang", 0 },
+	{ SYMLINK, "x", "d/.", 0 },
+	/* Out of PVFS: the shim carries the call on locally. */
+	{ STAT, "out", NULL, SHIM_ONLY },
+	{ OPEN, "out", NULL, O_RDONLY | SHIM_ONLY },
+	{ STAT, "outd/dev/null", NULL, SHIM_ONLY },
+	{ LSTAT, "outd/dev", NULL, SHIM_ONLY },
+	{ ACCESS, "outd/dev/null", NULL, SHIM_ONLY },
+	{ MKDIR, "outd/proc", NULL, SHIM_ONLY },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
 /* Names whose kind is compared after each call. */
 static const char *const watch[] = { "d", "d/s", "d/s/g", "e", "f", "x",
-	"n", "n2", "e/x", "d/s/g/x" };
+	"n", "n2", "e/x", "d/s/g/x", "ld", "lf", "dang", "t", "nl", "d/up",
+	"d/s/nl", "d/new" };
 #define NWATCH (sizeof(watch) / sizeof(watch[0]))
 
 struct ops {
@@ -134,6 +221,10 @@ struct ops {
 	int (*chown)(const char *, uid_t, gid_t);
 	int (*utimes)(const char *, const struct timeval *);
 	int (*mknod)(const char *, mode_t, dev_t);
+	int (*symlink)(const char *, const char *);
+	ssize_t (*readlink)(const char *, char *, size_t);
+	int (*lstat)(const char *, struct stat *);
+	int (*lchown)(const char *, uid_t, gid_t);
 };
 
 /* Called through a pointer the compiler cannot see through: glibc marks
@@ -155,15 +246,17 @@ native_open(const char *p, int flags, mode_t mode)
 
 static const struct ops libc_ops = { "libc", 0, mkdir, rmdir, unlink, rename,
 	libc_open, close, stat, access, truncate, chmod, write, pwrite, ftruncate,
-	chown, utimes, mknod };
+	chown, utimes, mknod, symlink, readlink, lstat, lchown };
 static const struct ops native_ops = { "native", 1, pvfs_mkdir, pvfs_rmdir,
 	pvfs_unlink, pvfs_rename, native_open, pvfs_close, pvfs_stat,
 	pvfs_access, pvfs_truncate, pvfs_chmod, pvfs_write, pvfs_pwrite,
-	pvfs_ftruncate, pvfs_chown, pvfs_utimes, pvfs_mknod };
+	pvfs_ftruncate, pvfs_chown, pvfs_utimes, pvfs_mknod, pvfs_symlink,
+	pvfs_readlink, pvfs_lstat, pvfs_lchown };
 
 struct result {
 	int rc, err;
 	char kinds[NWATCH + 1];
+	char info[PATH_MAX + 32]; /* what the call answered beyond rc */
 };
 
 static int failures, ran;
@@ -189,11 +282,20 @@ join(char *buf, size_t len, const char *dir, const char *rel)
 	return buf;
 }
 
-/* The tree every case starts from: d/ d/s/ d/s/g e/ f. */
+/* The links of every tree (make_tree): name, text ("=" + rest: dir's
+ * absolute path + rest). */
+static const char *const links[][2] = {
+	{ "ld", "d" }, { "lf", "f" }, { "dang", "t" }, { "d/up", "../f" },
+	{ "loop", "loop" }, { "abs", "=/d/s/g" }, { "out", "/dev/null" },
+	{ "outd", "/" },
+};
+
+/* The tree every case starts from: d/ d/s/ d/s/g e/ f, and the links. */
 static int
 make_tree(const struct ops *o, const char *dir)
 {
-	char p[PATH_MAX];
+	char p[PATH_MAX], t[PATH_MAX];
+	size_t i;
 	int fd;
 
 	if (o->mkdir(dir, 0755) != 0 ||
@@ -207,7 +309,53 @@ make_tree(const struct ops *o, const char *dir)
 	if ((fd = o->open(join(p, sizeof(p), dir, "f"), O_CREAT | O_WRONLY,
 	    0644)) < 0 || o->close(fd) != 0)
 		return -1;
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		if (links[i][1][0] == '=')
+			join(t, sizeof(t), dir, links[i][1] + 2);
+		else
+			snprintf(t, sizeof(t), "%s", links[i][1]);
+		if (o->symlink(t, join(p, sizeof(p), dir, links[i][0])) != 0)
+			return -1;
+	}
 	return 0;
+}
+
+/* dir/chain/c0 -> c1 -> ... -> c40 -> z, once per directory: following
+ * c0 takes 41 links, one more than Linux allows. */
+static int
+make_chain(const struct ops *o, const char *dir)
+{
+	char p[PATH_MAX], t[32];
+	struct stat st;
+	int i, fd;
+
+	if (o->stat(join(p, sizeof(p), dir, "chain"), &st) == 0)
+		return 0;
+	if (o->mkdir(p, 0755) != 0 ||
+	    (fd = o->open(join(p, sizeof(p), dir, "chain/z"), O_CREAT | O_WRONLY,
+	    0644)) < 0 || o->close(fd) != 0)
+		return -1;
+	for (i = 0; i <= 40; i++) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "chain/c%d", i);
+		if (i == 40)
+			snprintf(t, sizeof(t), "z");
+		else
+			snprintf(t, sizeof(t), "c%d", i + 1);
+		if (o->symlink(t, join(p, sizeof(p), dir, n)) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* What stat or lstat answered beyond rc: the type, and a link's size. */
+static void
+stat_info(const struct stat *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%c%lld", S_ISLNK(st->st_mode) ? 'l' :
+	    S_ISDIR(st->st_mode) ? 'd' : S_ISREG(st->st_mode) ? 'f' : 'o',
+	    S_ISLNK(st->st_mode) ? (long long)st->st_size : 0LL);
 }
 
 /* Run case t in dir (absolute) or, with dir NULL, relative to the cwd. */
@@ -216,11 +364,13 @@ run_case(const struct ops *o, const struct tcase *t, const char *dir,
     struct result *r)
 {
 	char pa[PATH_MAX], pb[PATH_MAX];
-	const char *a = join(pa, sizeof(pa), dir, t->a);
+	const char *a = t->op == SYMLINK ? t->a : join(pa, sizeof(pa), dir, t->a);
 	const char *b = join(pb, sizeof(pb), dir, t->b);
 	struct stat st;
+	ssize_t n;
 	size_t i;
 
+	r->info[0] = '\0';
 	errno = 0;
 	switch (t->op) {
 	case MKDIR: r->rc = o->mkdir(a, 0755); break;
@@ -228,23 +378,39 @@ run_case(const struct ops *o, const struct tcase *t, const char *dir,
 	case UNLINK: r->rc = o->unlink(a); break;
 	case RENAME: r->rc = o->rename(a, b); break;
 	case OPEN:
-		r->rc = o->open(a, t->flags, 0644);
+		r->rc = o->open(a, t->flags & ~SHIM_ONLY, 0644);
 		if (r->rc >= 0) {
 			o->close(r->rc);
 			r->rc = 0;
 		}
 		break;
-	case STAT: r->rc = o->stat(a, &st); break;
+	case STAT:
+	case LSTAT:
+		r->rc = (t->op == STAT ? o->stat : o->lstat)(a, &st);
+		if (r->rc == 0)
+			stat_info(&st, r->info, sizeof(r->info));
+		break;
 	case ACCESS: r->rc = o->access(a, F_OK); break;
 	case TRUNC: r->rc = o->truncate(a, 0); break;
-	case CHMOD: r->rc = o->chmod(a, 0644); break;
+	case CHMOD: r->rc = o->chmod(a, 0600); break;
+	case SYMLINK: r->rc = o->symlink(a, b); break;
+	case READLINK:
+		n = o->readlink(a, r->info, sizeof(r->info) - 1);
+		r->rc = n < 0 ? -1 : 0;
+		r->info[n < 0 ? 0 : n] = '\0';
+		break;
+	case LCHOWN: r->rc = o->lchown(a, getuid(), getgid()); break;
 	}
 	r->err = r->rc < 0 ? errno : 0;
+	/* chmod through a link changes what it leads to. */
+	if (t->op == CHMOD && o->stat(dir ? join(pa, sizeof(pa), dir, "f") : "f",
+	    &st) == 0)
+		snprintf(r->info, sizeof(r->info), "%o", st.st_mode & 07777);
 	for (i = 0; i < NWATCH; i++) {
 		const char *w = dir ? join(pa, sizeof(pa), dir, watch[i]) : watch[i];
 
-		r->kinds[i] = o->stat(w, &st) != 0 ? '-' :
-		    S_ISDIR(st.st_mode) ? 'd' : 'f';
+		r->kinds[i] = o->lstat(w, &st) != 0 ? '-' :
+		    S_ISLNK(st.st_mode) ? 'l' : S_ISDIR(st.st_mode) ? 'd' : 'f';
 	}
 	r->kinds[NWATCH] = '\0';
 }
@@ -253,7 +419,8 @@ static const char *
 opname(enum op op)
 {
 	static const char *const n[] = { "mkdir", "rmdir", "unlink", "rename",
-		"open", "stat", "access", "truncate", "chmod" };
+		"open", "stat", "access", "truncate", "chmod", "symlink",
+		"readlink", "lstat", "lchown" };
 
 	return n[op];
 }
@@ -274,11 +441,18 @@ compare(const struct ops *o, const char *local, const char *pvfs, int relative)
 	size_t i;
 
 	snprintf(tag, sizeof(tag), "%s%s", o->name, relative ? " relative" : "");
+	if (make_chain(&libc_ops, local) != 0 || make_chain(o, pvfs) != 0) {
+		fail("not ok - %s: chain of links: %s\n", tag, strerror(errno));
+		return;
+	}
 	for (i = 0; i < NCASES; i++) {
 		const struct tcase *t = &cases[i];
+		int two = t->op == RENAME || t->op == SYMLINK;
 
 		if (o->native && (t->a == BAD_PTR || t->b == BAD_PTR))
 			continue; /* the native API checks NULL only */
+		if (o->native && (t->flags & SHIM_ONLY))
+			continue; /* native_escape() checks these */
 		snprintf(ld, sizeof(ld), "%s/%s%zu", local, relative ? "r" : "a", i);
 		snprintf(pd, sizeof(pd), "%s/%s%zu", pvfs, relative ? "r" : "a", i);
 		if (make_tree(&libc_ops, ld) != 0 || make_tree(o, pd) != 0) {
@@ -301,18 +475,17 @@ compare(const struct ops *o, const char *local, const char *pvfs, int relative)
 		}
 		ran++;
 		if (lr.rc != pr.rc || lr.err != pr.err ||
-		    strcmp(lr.kinds, pr.kinds) != 0)
-			fail("not ok - %s: %s(%s%s%s): local %d %s [%s], "
-			    "pvfs %d %s [%s]\n", tag, opname(t->op), show(t->a),
-			    t->b || t->op == RENAME ? ", " : "",
-			    t->op == RENAME ? show(t->b) : "",
+		    strcmp(lr.kinds, pr.kinds) != 0 || strcmp(lr.info, pr.info) != 0)
+			fail("not ok - %s: %s(%s%s%s): local %d %s [%s] %s, "
+			    "pvfs %d %s [%s] %s\n", tag, opname(t->op), show(t->a),
+			    two ? ", " : "", two ? show(t->b) : "",
 			    lr.rc, lr.err ? strerrorname_np(lr.err) : "-", lr.kinds,
-			    pr.rc, pr.err ? strerrorname_np(pr.err) : "-", pr.kinds);
+			    lr.info, pr.rc, pr.err ? strerrorname_np(pr.err) : "-",
+			    pr.kinds, pr.info);
 		else
-			printf("ok - %s: %s(%s%s%s) = %d %s\n", tag, opname(t->op),
-			    show(t->a), t->op == RENAME ? ", " : "",
-			    t->op == RENAME ? show(t->b) : "", lr.rc,
-			    lr.err ? strerrorname_np(lr.err) : "");
+			printf("ok - %s: %s(%s%s%s) = %d %s %s\n", tag, opname(t->op),
+			    show(t->a), two ? ", " : "", two ? show(t->b) : "",
+			    lr.rc, lr.err ? strerrorname_np(lr.err) : "", lr.info);
 	}
 }
 
@@ -916,6 +1089,60 @@ replayed(struct cluster *c, const char *pvfs)
 	    (st.st_mode & 07777) == 0640, "after replay: a FIFO 0640");
 }
 
+/* What the shim resolves itself: getcwd after chdir through a link is
+ * the physical directory (and ".." climbs from it), realpath resolves
+ * links, readdir says DT_LNK. */
+static void
+links_resolved(const char *pvfs)
+{
+	char p[PATH_MAX], want[PATH_MAX], got[PATH_MAX], *rp;
+	struct dirent *de;
+	DIR *d;
+	int lnk = 0;
+
+	snprintf(p, sizeof(p), "%s/rp", pvfs);
+	check(mkdir(p, 0755) == 0 && chdir(p) == 0 && mkdir("a", 0755) == 0 &&
+	    mkdir("a/b", 0755) == 0 && symlink("a/b", "lb") == 0,
+	    "rp/a/b and rp/lb -> a/b");
+	snprintf(want, sizeof(want), "%s/rp/a/b", pvfs);
+	check(chdir("lb") == 0 && getcwd(got, sizeof(got)) != NULL &&
+	    strcmp(got, want) == 0, "getcwd after chdir through a link: physical");
+	snprintf(want, sizeof(want), "%s/rp/a", pvfs);
+	check(chdir("..") == 0 && getcwd(got, sizeof(got)) != NULL &&
+	    strcmp(got, want) == 0, "... and \"..\" climbs from there");
+	snprintf(p, sizeof(p), "%s/rp/lb/..", pvfs);
+	rp = realpath(p, NULL);
+	check(rp != NULL && strcmp(rp, want) == 0, "realpath(rp/lb/..) = rp/a");
+	free(rp);
+	snprintf(p, sizeof(p), "%s/rp", pvfs);
+	if ((d = opendir(p)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, "lb") == 0)
+				lnk = de->d_type == DT_LNK;
+		closedir(d);
+	}
+	check(lnk, "readdir: a link is DT_LNK");
+	if (chdir("/") != 0)
+		abort();
+}
+
+/* The native API answers a link out of PVFS as it answers a local path
+ * (ENOENT); the link itself is there. */
+static void
+native_escape(const char *pvfs)
+{
+	char p[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/escape", pvfs);
+	check(pvfs_symlink("/dev/null", p) == 0, "native: escape -> /dev/null");
+	errno = 0;
+	check(pvfs_stat(p, &st) != 0 && errno == ENOENT,
+	    "native: stat through a link out of PVFS: ENOENT");
+	check(pvfs_lstat(p, &st) == 0 && S_ISLNK(st.st_mode) && st.st_size == 9,
+	    "native: lstat of it: a link of 9 bytes");
+}
+
 static int
 libc_side(const char *local, const char *pvfs)
 {
@@ -934,6 +1161,7 @@ libc_side(const char *local, const char *pvfs)
 	compare_times(&libc_ops, ld, pvfs);
 	compare_special(&libc_ops, ld, pvfs);
 	fifo_and_socket(ld, pvfs);
+	links_resolved(pvfs);
 	printf("shim: %d compared, %d failed\n", ran, failures);
 	return failures != 0;
 }
@@ -968,6 +1196,7 @@ main(int argc, char **argv)
 	compare_times(&native_ops, local, pvfs);
 	compare_special(&native_ops, local, pvfs);
 	replayed(&c, pvfs);
+	native_escape(pvfs);
 	printf("native: %d compared, %d failed\n", ran, failures);
 	rc = failures != 0;
 	snprintf(shim, sizeof(shim), "%s/.libs/libpvfs-preload.so", b ? b : ".");

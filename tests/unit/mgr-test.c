@@ -50,7 +50,7 @@ mt_resolve(const char *path, struct mgr_path *p)
 
 static int
 mt_new(uint8_t type, const char *path, uint32_t mode, uint32_t uid,
-    uint32_t gid, uint64_t *ino)
+    uint32_t gid, uint64_t *ino, const char *target)
 {
 	struct mgr_path p;
 	struct mgr_rec r;
@@ -65,7 +65,10 @@ mt_new(uint8_t type, const char *path, uint32_t mode, uint32_t uid,
 	r.uid = uid;
 	r.gid = gid;
 	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
-	if (type == MGR_REC_CREATE) {
+	if (type == MGR_REC_SYMLINK) {
+		r.target = target;
+		r.targetlen = (uint16_t)strlen(target);
+	} else if (type == MGR_REC_CREATE) {
 		r.gen = mgr_ns_new_gen();
 		r.dist.base = (uint32_t)(r.ino % MT_NIODS);
 		r.dist.pcount = MT_NIODS;
@@ -84,14 +87,21 @@ int
 mt_create(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino)
 {
-	return mt_new(MGR_REC_CREATE, path, mode, uid, gid, ino);
+	return mt_new(MGR_REC_CREATE, path, mode, uid, gid, ino, NULL);
 }
 
 int
 mt_mkdir(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino)
 {
-	return mt_new(MGR_REC_MKDIR, path, mode, uid, gid, ino);
+	return mt_new(MGR_REC_MKDIR, path, mode, uid, gid, ino, NULL);
+}
+
+int
+mt_symlink(const char *path, const char *target, uint32_t uid, uint32_t gid,
+    uint64_t *ino)
+{
+	return mt_new(MGR_REC_SYMLINK, path, 0777, uid, gid, ino, target);
 }
 
 /* mode with its type (S_IFIFO ...); rdev is made from it. */
@@ -280,6 +290,11 @@ mt_dump_one(const struct mgr_inode *in, void *arg)
 	e->mset_ns = in->mset_ns;
 	e->dist = in->dist;
 	e->rdev = in->rdev;
+	if (in->target != NULL) {
+		e->target = strdup(in->target);
+		assert_non_null(e->target);
+		assert_int_equal(strlen(e->target), in->targetlen);
+	}
 	if (in->dir != NULL) {
 		e->next_cookie = in->dir->next_cookie;
 		e->nlive = in->dir->nlive;
@@ -310,8 +325,10 @@ mt_dump_free(struct mt_dump *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->n; i++)
+	for (i = 0; i < d->n; i++) {
 		free(d->ents[i].path);
+		free(d->ents[i].target);
+	}
 	free(d->ents);
 	memset(d, 0, sizeof(*d));
 }
@@ -344,6 +361,7 @@ mt_dump_drop(struct mt_dump *d, const char *path)
 	assert_true(i < d->n);
 	mt_dump_unparent(d, &d->ents[i]);
 	free(d->ents[i].path);
+	free(d->ents[i].target);
 	memmove(&d->ents[i], &d->ents[i + 1], (d->n - i - 1) * sizeof(*d->ents));
 	d->n--;
 	d->count--;
@@ -373,6 +391,11 @@ mt_ent_compare(const struct mt_ent *w, const struct mt_ent *g, int flags)
 	MT_FIELD(dist.pcount);
 	MT_FIELD(dist.ssize);
 	MT_FIELD(rdev);
+	if ((w->target == NULL) != (g->target == NULL) ||
+	    (w->target != NULL && strcmp(w->target, g->target) != 0))
+		fail_msg("%s: link text \"%.40s\", expected \"%.40s\"", w->path,
+		    g->target ? g->target : "(none)",
+		    w->target ? w->target : "(none)");
 	if (!(flags & MT_NO_COOKIES)) {
 		MT_FIELD(cookie);
 		MT_FIELD(next_cookie);

@@ -25,6 +25,9 @@ int mt_mkdir(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino);
 int mt_mknod(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino);
+/* A symbolic link path -> target, owned by uid:gid. */
+int mt_symlink(const char *path, const char *target, uint32_t uid,
+    uint32_t gid, uint64_t *ino);
 int mt_unlink(const char *path);
 int mt_rmdir(const char *path);
 int mt_rename(const char *from, const char *to);
@@ -46,6 +49,7 @@ struct mt_ent {
 	int64_t atime_ns, mtime_ns, ctime_ns, mset_ns;
 	struct pvfs_dist dist;
 	uint64_t rdev;
+	char *target;            /* a link's text, else NULL */
 };
 struct mt_dump {
 	struct mt_ent *ents;

@@ -902,6 +902,47 @@ test_walk_parents_first(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* ---- symbolic links ---- */
+
+/* The walk never follows a link: it stops at one before the last
+ * component, or as the last when the request follows (or a "/" after it
+ * asks for a directory), with where it stopped. */
+static void
+test_symlink_walk(void **state)
+{
+	struct pvfs_cred root = mt_cred(0, 0, 0);
+	struct mgr_path p;
+	struct pvfs_attr a;
+
+	(void)state;
+	assert_int_equal(mt_mkdir("/d", 0755, 0, 0, NULL), 0);
+	assert_int_equal(mt_symlink("/d/l", "../t", 5, 6, NULL), 0);
+	mgr_ns_attr(mt_get("/d/l"), &a);
+	assert_int_equal(a.mode, S_IFLNK | 0777);
+	assert_int_equal(a.size, 4);
+	assert_int_equal(a.uid, 5);
+	assert_int_equal(mgr_ns_resolve_how(&root, "/d/l/x/y", &p, 0,
+	    MGR_WALK_PARENT), PVFS_ST_LINK);
+	assert_int_equal(p.link_end, 4);
+	assert_string_equal(p.link->target, "../t");
+	assert_int_equal(mgr_ns_resolve_how(&root, "/d//l", &p, 0,
+	    MGR_WALK_FOLLOW), PVFS_ST_LINK);
+	assert_int_equal(p.link_end, 5);
+	assert_int_equal(mgr_ns_resolve_how(&root, "/d/l", &p, 0,
+	    MGR_WALK_NOFOLLOW), 0);
+	assert_ptr_equal(p.ino, mt_get("/d/l"));
+	assert_int_equal(mgr_ns_resolve_how(&root, "/d/l//", &p, 0,
+	    MGR_WALK_NOFOLLOW), PVFS_ST_LINK);
+	assert_int_equal(mgr_ns_resolve_how(&root, "/d/l/", &p, 0,
+	    MGR_WALK_PARENT), ENOTDIR);
+	/* An empty text or one past PATH_MAX - 1 is refused. */
+	assert_int_equal(mt_symlink("/d/e", "", 0, 0, NULL), EINVAL);
+	assert_int_equal(mt_symlink("/d/l", "again", 0, 0, NULL), EEXIST);
+	/* Unlinked like a file; its text goes with it. */
+	assert_int_equal(mt_unlink("/d/l"), 0);
+	assert_null(mt_get("/d/l"));
+}
+
 /* Each test on a fresh name space. */
 #define NS_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
@@ -929,6 +970,7 @@ main(void)
 		NS_TEST(test_name_hash_collision),
 		NS_TEST(test_name_hash_many),
 		NS_TEST(test_walk_parents_first),
+		NS_TEST(test_symlink_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

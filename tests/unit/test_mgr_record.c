@@ -151,6 +151,47 @@ test_roundtrip_every_type(void **state)
 	}
 }
 
+/* Type 8: its text survives; format 1 has no such record; an empty text
+ * is refused. */
+static void
+test_symlink_record(void **state)
+{
+	static char big[MGR_LINK_MAX + 2];
+	struct pvfs_buf buf;
+	struct pvfs_cur c;
+	struct mgr_rec in, out;
+
+	(void)state;
+	memset(big, 'y', MGR_LINK_MAX);
+	memset(&in, 0, sizeof(in));
+	in.type = MGR_REC_SYMLINK;
+	in.parent = 1;
+	in.ino = 9;
+	in.uid = 7;
+	in.mset_ns = 5;
+	in.name = "l";
+	in.namelen = 1;
+	in.target = big;
+	in.targetlen = MGR_LINK_MAX;
+	memset(&buf, 0, sizeof(buf));
+	mgr_record_encode(&buf, &in);
+	pvfs_cur_init(&c, buf.data, buf.len);
+	assert_int_equal(mgr_record_decode(&c, 2, &out), 0);
+	assert_int_equal(c.left, 0);
+	assert_int_equal(out.type, MGR_REC_SYMLINK);
+	assert_true(out.ino == 9 && out.uid == 7 && out.mset_ns == 5);
+	assert_int_equal(out.targetlen, MGR_LINK_MAX);
+	assert_memory_equal(out.target, big, MGR_LINK_MAX);
+	pvfs_cur_init(&c, buf.data, buf.len);
+	assert_int_equal(mgr_record_decode(&c, 1, &out), -1);
+	/* Text length 0, and one byte past the limit. */
+	buf.data[buf.len - MGR_LINK_MAX - 2] = 0;
+	buf.data[buf.len - MGR_LINK_MAX - 1] = 0;
+	pvfs_cur_init(&c, buf.data, buf.len - MGR_LINK_MAX);
+	assert_int_equal(mgr_record_decode(&c, 2, &out), -1);
+	pvfs_buf_free(&buf);
+}
+
 static void
 test_bad_names_refused(void **state)
 {
@@ -425,6 +466,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_every_type),
 		cmocka_unit_test(test_bad_names_refused),
+		cmocka_unit_test(test_symlink_record),
 		cmocka_unit_test(test_clean_journal),
 		cmocka_unit_test(test_cut_at_every_byte),
 		cmocka_unit_test(test_flip_every_byte),

@@ -109,7 +109,7 @@ int
 mt_mknod(const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
     uint64_t *ino)
 {
-	return mt_new(MGR_REC_MKNOD, path, mode, uid, gid, ino);
+	return mt_new(MGR_REC_MKNOD, path, mode, uid, gid, ino, NULL);
 }
 
 static int

@@ -1,7 +1,8 @@
 #!/bin/bash
-# trees.sh - whole trees in and out of /pvfs with rsync, cp -a, tar and
-# git through libpvfs-preload.so, compared with diff -r and with find's
-# type, link count and link target of every entry; and the *at calls
+# trees.sh - whole trees (symbolic links among the files) in and out of
+# /pvfs with rsync, cp -a, tar and git through libpvfs-preload.so,
+# compared with diff -r --no-dereference and with find's type, link count and link target
+# of every entry; and the *at calls
 # that reach the prefix from a local directory descriptor (rsync 3.2+
 # walks "/" then "pvfs" with openat and fstatat).
 . "${PVFS_SRCDIR:-$(dirname "$0")/../..}/tests/preload/lib.sh"
@@ -21,10 +22,18 @@ mk_tree() {
 	printf 'y\n' >"$1/sp ace/f"
 	printf '#!/bin/sh\n' >"$1/exe" && chmod 755 "$1/exe"
 	printf 'p\n' >"$1/private" && chmod 600 "$1/private"
+	# Symbolic links: to a file, to a directory, through "..", dangling,
+	# absolute out of the tree, and a link to a link.
+	ln -s a "$1/la"
+	ln -s d1/d2 "$1/ld"
+	ln -s ../../a "$1/d1/d2/up"
+	ln -s nowhere "$1/dangling"
+	ln -s /etc/hostname "$1/abs"
+	ln -s la "$1/lla"
 }
 mk_tree "$L/src"
 
-# What diff -r does not see: each entry's type, link count, link target
+# What diff -r --no-dereference does not see: each entry's type, link count, link target
 # and mode, by relative path.
 shape() {
 	(cd "$1" && find . -printf '%P %y %n %l %m\n' | sort)
@@ -33,7 +42,7 @@ export -f shape
 
 t "rsync -a a local tree into /pvfs, diff -r and find agree" '
 	rsync -a "$L/src/" /pvfs/rs
-	diff -r "$L/src" /pvfs/rs
+	diff -r --no-dereference "$L/src" /pvfs/rs
 	[ "$(shape "$L/src")" = "$(shape /pvfs/rs)" ]'
 t "rsync -a again transfers nothing" '
 	[ -z "$(rsync -a --itemize-changes "$L/src/" /pvfs/rs)" ]'
@@ -41,15 +50,15 @@ t "rsync -a --delete a changed tree into /pvfs" '
 	cp -a "$L/src" "$L/src2"
 	rm "$L/src2/a" && printf "b\n" >"$L/src2/new" && rm -r "$L/src2/d1/d2"
 	rsync -a --delete "$L/src2/" /pvfs/rs
-	diff -r "$L/src2" /pvfs/rs
+	diff -r --no-dereference "$L/src2" /pvfs/rs
 	[ "$(shape "$L/src2")" = "$(shape /pvfs/rs)" ]'
 t "rsync -a out of /pvfs into a local tree" '
 	rsync -a /pvfs/rs/ "$L/back"
-	diff -r "$L/src2" "$L/back"
+	diff -r --no-dereference "$L/src2" "$L/back"
 	[ "$(shape "$L/src2")" = "$(shape "$L/back")" ]'
 t "cp -a a tree in and out" '
 	cp -a "$L/src" /pvfs/cpa && cp -a /pvfs/cpa "$L/cpa"
-	diff -r "$L/src" /pvfs/cpa && diff -r "$L/src" "$L/cpa"
+	diff -r --no-dereference "$L/src" /pvfs/cpa && diff -r --no-dereference "$L/src" "$L/cpa"
 	[ "$(shape "$L/src")" = "$(shape /pvfs/cpa)" ]
 	[ "$(shape "$L/src")" = "$(shape "$L/cpa")" ]'
 t "tar round trip keeps the shape" '
@@ -68,9 +77,9 @@ t "git init, commit, clone and fsck in /pvfs" '
 	git fsck --strict 2>&1
 	git clone -q /pvfs/repo "$L/clone" && cd "$L/clone"
 	[ "$(git log --format=%s | tr "\n" " ")" = "two one " ]
-	diff -r --exclude=.git --exclude=empty /pvfs/repo "$L/clone"
+	diff -r --no-dereference --exclude=.git --exclude=empty /pvfs/repo "$L/clone"
 	git clone -q "$L/clone" /pvfs/clone2 && cd /pvfs/clone2 && git fsck --strict 2>&1
-	diff -r --exclude=.git --exclude=empty /pvfs/repo /pvfs/clone2'
+	diff -r --no-dereference --exclude=.git --exclude=empty /pvfs/repo /pvfs/clone2'
 
 # *at calls on a local directory descriptor or a local cwd whose path
 # leads under the prefix.

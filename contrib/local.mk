@@ -24,3 +24,14 @@ pvfs.pc: contrib/pvfs.pc.in Makefile
 	$(AM_V_GEN)$(edit) -e 's|@PTHREAD_LIBS[@]|$(PTHREAD_LIBS)|g' \
 		-e 's|@LIBS[@]|$(LIBS)|g' $(top_srcdir)/contrib/pvfs.pc.in > $@.tmp && \
 		mv $@.tmp $@
+
+# make deb: the Debian packages (scripts/deb.sh, into deb/ of the build
+# tree); make check-deb: build them and check them (tests/deb/packages.sh,
+# about two minutes, not part of make check).
+deb:
+	$(SHELL) $(top_srcdir)/scripts/deb.sh $(abs_top_builddir)/deb
+check-deb: all
+	PVFS_BUILDDIR='$(abs_top_builddir)' PVFS_SRCDIR='$(abs_top_srcdir)' \
+		$(SHELL) $(top_srcdir)/tests/deb/packages.sh
+.PHONY: deb check-deb
+EXTRA_DIST += tests/deb/packages.sh

@@ -17,6 +17,7 @@ sbindir=$(mkvar sbindir) bindir=$(mkvar bindir) libdir=$(mkvar libdir)
 sysconfdir=$(mkvar sysconfdir) localstatedir=$(mkvar localstatedir)
 unitdir=$(mkvar systemdsystemunitdir) mandir=$(mkvar mandir)
 includedir=$(mkvar includedir) sysusersdir=$(mkvar sysusersdir)
+preloaddir=$(mkvar preloaddir)
 
 check "make install DESTDIR" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	make -C "$B" install DESTDIR="$R"
@@ -39,6 +40,8 @@ check "pvfs-iod@.service: the instance's defaults file" grep -qx \
 	"EnvironmentFile=$sysconfdir/pvfs/iod-%i.conf" "$R$unitdir/pvfs-iod@.service"
 check_out "pvfs-iod@.service: the configured program" \
 	"ExecStart=$sbindir/pvfs-iod -f \$PVFS_IOD_ARGS" grep '^ExecStart=' "$R$unitdir/pvfs-iod@.service"
+check "the preload library in its directory" test -f "$R$preloaddir/libpvfs-preload.so"
+check "pvfs-local: looks there" grep -q "^PRELOADDIR=\"$preloaddir\"\$" "$R$bindir/pvfs-local"
 check "sysusers.d: the pvfs user" grep -q '^u pvfs ' "$R$sysusersdir/pvfs.conf"
 
 # Every program has its page, in section 1 (bin) or 8 (sbin).

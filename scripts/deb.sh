@@ -42,7 +42,7 @@ mkdir "$T"
 rm -f "$OUT"/*.deb "$OUT"/*.changes "$OUT"/*.buildinfo
 mv "$W"/*.deb "$W"/*.changes "$W"/*.buildinfo "$OUT"/
 changes=$(ls "$OUT"/*.changes)
-lintian --no-tag-display-limit "$changes" >"$OUT/lintian.txt" 2>&1 || true
+lintian --tag-display-limit 0 "$changes" >"$OUT/lintian.txt" 2>&1 || true
 cat "$OUT/lintian.txt"
 ls "$OUT"/*.deb
 if grep -q '^E: ' "$OUT/lintian.txt"; then

@@ -34,4 +34,4 @@ check-deb: all
 	PVFS_BUILDDIR='$(abs_top_builddir)' PVFS_SRCDIR='$(abs_top_srcdir)' \
 		$(SHELL) $(top_srcdir)/tests/deb/packages.sh
 .PHONY: deb check-deb
-EXTRA_DIST += tests/deb/packages.sh
+EXTRA_DIST += tests/deb/packages.sh debian

@@ -48,6 +48,9 @@ check_out "generate: the pvfstab" "127.0.0.1:$T/meta  /gen  pvfs  port=$MP  0 0"
 check_grep "generate: says what goes to 127.0.0.1" \
 	"systemctl enable --now pvfs-iod@0 pvfs-iod@1 pvfs-iod@2 pvfs-mgr" cat "$T/printed"
 
+check_out "--version" "pvfs-genconfig $(sed -n 's/^#define PVFS_VERSION_STRING "\(.*\)"/\1/p' \
+	"${PVFS_SRCDIR:-.}/include/pvfs.h")" pvfs-genconfig --version
+
 # ---- refusals ----
 cp "$G/secret" "$T/secret.first"
 check_err "existing files: refused" 1 "$G/secret exists; --force replaces" \

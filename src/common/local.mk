@@ -15,5 +15,6 @@ libpvfs_common_la_CFLAGS = $(AM_CFLAGS) -fPIC
 # The daemons' connection layer (dconn.c) needs libev, which the client
 # library must not pull in: a library of its own for the two daemons.
 noinst_LTLIBRARIES += libpvfs-daemon.la
-libpvfs_daemon_la_SOURCES = src/common/dconn.h src/common/dconn.c
+libpvfs_daemon_la_SOURCES = src/common/dconn.h src/common/dconn.c \
+	src/common/dsignal.c
 libpvfs_daemon_la_LIBADD = $(EV_LIBS)

@@ -42,6 +42,8 @@ check_out "pvfs-iod@.service: the configured program" \
 	"ExecStart=$sbindir/pvfs-iod -f \$PVFS_IOD_ARGS" grep '^ExecStart=' "$R$unitdir/pvfs-iod@.service"
 check "the preload library in its directory" test -f "$R$preloaddir/libpvfs-preload.so"
 check "pvfs-local: looks there" grep -q "^PRELOADDIR=\"$preloaddir\"\$" "$R$bindir/pvfs-local"
+check "pvfs-iod@.service: reload is SIGHUP" grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' \
+	"$R$unitdir/pvfs-iod@.service"
 check "sysusers.d: the pvfs user" grep -q '^u pvfs ' "$R$sysusersdir/pvfs.conf"
 
 # Every program has its page, in section 1 (bin) or 8 (sbin).

@@ -44,6 +44,20 @@ check "the preload library in its directory" test -f "$R$preloaddir/libpvfs-prel
 check "pvfs-local: looks there" grep -q "^PRELOADDIR=\"$preloaddir\"\$" "$R$bindir/pvfs-local"
 check "pvfs-iod@.service: reload is SIGHUP" grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' \
 	"$R$unitdir/pvfs-iod@.service"
+# systemd's own check of the units, pointed at the staged programs and a
+# defaults file for instance 0 of the template.
+if command -v systemd-analyze >/dev/null 2>&1; then
+	mkdir -p "$T/units" "$T/etc"
+	for u in pvfs-mgr.service pvfs-iod.service pvfs-iod@.service; do
+		sed -e "s|$sbindir/|$R$sbindir/|" -e "s|$sysconfdir/pvfs/|$T/etc/|" \
+			"$R$unitdir/$u" >"$T/units/$u"
+	done
+	mv "$T/units/pvfs-iod@.service" "$T/units/pvfs-iod@0.service"
+	echo 'PVFS_IOD_ARGS="-d /nonexistent"' >"$T/etc/iod-0.conf"
+	check_out "systemd-analyze verify: the units are clean" "" sh -c \
+		"systemd-analyze verify --man=no '$T/units/pvfs-mgr.service' \
+		'$T/units/pvfs-iod.service' '$T/units/pvfs-iod@0.service' 2>&1"
+fi
 check "sysusers.d: the pvfs user" grep -q '^u pvfs ' "$R$sysusersdir/pvfs.conf"
 
 # Every program has its page, in section 1 (bin) or 8 (sbin).

@@ -12,6 +12,7 @@
 #define PVFS_H
 
 #include <dirent.h>
+#include <fcntl.h> /* the O_ flags of pvfs_open */
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>

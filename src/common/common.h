@@ -193,6 +193,10 @@ enum pvfs_log_level { PVFS_LOG_ERR, PVFS_LOG_WARN, PVFS_LOG_INFO, PVFS_LOG_DEBUG
 /* path NULL: stderr; "syslog": syslog; else append to the file. */
 int pvfs_log_open(const char *prog, const char *path, enum pvfs_log_level lvl);
 int pvfs_log_level_parse(const char *s, enum pvfs_log_level *lvl);
+/* The operator's signals (dsignal.c): reopen the file; a level up or down.
+ * Both log a line naming WHY whatever the level. */
+void pvfs_log_reopen(const char *why);
+void pvfs_log_level_step(int step, const char *why);
 void pvfs_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pvfs_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pvfs_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

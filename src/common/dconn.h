@@ -19,6 +19,9 @@
 #include "common.h"
 #include "pvfs-proto.h"
 
+/* dsignal.c: SIGHUP reopens the log, SIGUSR1/SIGUSR2 step its level. */
+void pvfs_dsignal_start(struct ev_loop *loop);
+
 #define DCONN_ACCEPT_BATCH 64 /* accepts per wake-up */
 #define DCONN_LISTENERS 2     /* TCP and Unix */
 

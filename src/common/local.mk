@@ -16,5 +16,6 @@ libpvfs_common_la_CFLAGS = $(AM_CFLAGS) -fPIC
 # library must not pull in: a library of its own for the two daemons.
 noinst_LTLIBRARIES += libpvfs-daemon.la
 libpvfs_daemon_la_SOURCES = src/common/dconn.h src/common/dconn.c \
-	src/common/counters.h src/common/counters.c
+	src/common/counters.h src/common/counters.c \
+	src/common/dsignal.c
 libpvfs_daemon_la_LIBADD = $(EV_LIBS)

@@ -11,13 +11,19 @@
 
 enum pvfs_log_level pvfs_log_lvl = PVFS_LOG_INFO;
 static FILE *log_file;
+static char *log_path; /* log_file's name, reopened by pvfs_log_reopen */
 static int log_syslog;
 static const char *log_prog = "pvfs";
+static const char *const log_names[] = { "error", "warn", "info", "debug" };
+
+static void log_vwrite(enum pvfs_log_level, const char *, va_list);
 
 int
 pvfs_log_open(const char *prog, const char *path, enum pvfs_log_level lvl)
 {
 	FILE *f;
+
+	char *name;
 
 	log_prog = prog;
 	pvfs_log_lvl = lvl;
@@ -28,23 +34,77 @@ pvfs_log_open(const char *prog, const char *path, enum pvfs_log_level lvl)
 		log_syslog = 1;
 		return 0;
 	}
-	if ((f = fopen(path, "ae")) == NULL)
+	if ((name = strdup(path)) == NULL)
 		return -1;
+	if ((f = fopen(path, "ae")) == NULL) {
+		free(name);
+		return -1;
+	}
 	setvbuf(f, NULL, _IOLBF, 0);
 	if (log_file != NULL)
 		fclose(log_file);
 	log_file = f;
+	free(log_path);
+	log_path = name;
 	return 0;
+}
+
+/* A line whatever the level: the operator asked for it. */
+static void
+log_always(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite(PVFS_LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+/* Open the log file's name again, so that a file logrotate moved away is
+ * left behind.  Until the new one is open the old one stays in use, and
+ * says why. */
+void
+pvfs_log_reopen(const char *why)
+{
+	FILE *f;
+
+	if (log_path == NULL) {
+		log_always("%s: logging to %s, no file to reopen", why,
+		    log_syslog ? "syslog" : "stderr");
+		return;
+	}
+	if ((f = fopen(log_path, "ae")) == NULL) {
+		pvfs_log_error("%s: cannot reopen %s: %s; still logging to the "
+		    "file opened before", why, log_path, strerror(errno));
+		return;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	fclose(log_file);
+	log_file = f;
+	log_always("%s: reopened the log file %s", why, log_path);
+}
+
+/* One level more (step 1) or less (-1) verbose, within error .. debug. */
+void
+pvfs_log_level_step(int step, const char *why)
+{
+	int lvl = (int)pvfs_log_lvl + step;
+
+	if (lvl < PVFS_LOG_ERR)
+		lvl = PVFS_LOG_ERR;
+	if (lvl > PVFS_LOG_DEBUG)
+		lvl = PVFS_LOG_DEBUG;
+	pvfs_log_lvl = (enum pvfs_log_level)lvl;
+	log_always("%s: log level %s", why, log_names[lvl]);
 }
 
 int
 pvfs_log_level_parse(const char *s, enum pvfs_log_level *lvl)
 {
-	static const char *names[] = { "error", "warn", "info", "debug" };
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		if (strcmp(s, names[i]) == 0) {
+		if (strcmp(s, log_names[i]) == 0) {
 			*lvl = (enum pvfs_log_level)i;
 			return 0;
 		}

@@ -285,6 +285,7 @@ iod_loop_init(void)
 	ev_signal_start(iod.loop, &iod_sigterm);
 	ev_signal_init(&iod_sigint, iod_signal_cb, SIGINT);
 	ev_signal_start(iod.loop, &iod_sigint);
+	pvfs_dsignal_start(iod.loop);
 }
 
 static void

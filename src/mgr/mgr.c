@@ -447,6 +447,7 @@ main(int argc, char **argv)
 	ev_signal_init(&sigint, mgr_signal_cb, SIGINT);
 	ev_signal_start(mgr.loop, &sigterm);
 	ev_signal_start(mgr.loop, &sigint);
+	pvfs_dsignal_start(mgr.loop);
 	mgr_conn_listen(lfd);
 	if (opt.sock != NULL)
 		mgr_conn_listen_unix(mgr.unix_fd);

@@ -6,7 +6,8 @@
 # exporting only the libc names it wraps (src/preload/preload.map).  The
 # shim's own files are compiled without _FILE_OFFSET_BITS: they define
 # both the plain and the 64-bit names.
-lib_LTLIBRARIES += libpvfs-preload.la
+# In $(preloaddir): LIBDIR, or a private directory (configure --with-preloaddir).
+preload_LTLIBRARIES = libpvfs-preload.la
 noinst_LTLIBRARIES += libpvfs-preload-core.la
 libpvfs_preload_core_la_SOURCES = $(libpvfs_common_la_SOURCES) \
 	$(libpvfs_client_la_SOURCES)

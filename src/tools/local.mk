@@ -3,8 +3,10 @@
 # shared tools-common.c and tools-copy.c.
 PVFS_TOOLS = pvfs-ls pvfs-cp pvfs-rm pvfs-mkdir pvfs-rmdir pvfs-mv \
 	pvfs-stat pvfs-ping pvfs-df pvfs-chmod pvfs-chown pvfs-truncate \
-	pvfs-fsck pvfs-du pvfs-counters
+	pvfs-du pvfs-counters
 bin_PROGRAMS += $(PVFS_TOOLS) pvfs-bench
+# pvfs-fsck needs the mgr's admin right (root or the daemons' user).
+sbin_PROGRAMS += pvfs-fsck
 bin_SCRIPTS += pvfs-local
 noinst_LTLIBRARIES += libpvfs-tools.la
 libpvfs_tools_la_SOURCES = src/tools/tools.h src/tools/tools-common.c \
@@ -57,4 +59,12 @@ EXTRA_DIST += src/tools/pvfs-local.in
 CLEANFILES += pvfs-local
 pvfs-local: src/tools/pvfs-local.in Makefile
 	$(AM_V_GEN)$(edit) $(top_srcdir)/src/tools/pvfs-local.in > $@.tmp && \
+		chmod +x $@.tmp && mv $@.tmp $@
+
+# pvfs-genconfig writes a multi-host configuration (doc/administration.md).
+sbin_SCRIPTS = pvfs-genconfig
+EXTRA_DIST += src/tools/pvfs-genconfig.in
+CLEANFILES += pvfs-genconfig
+pvfs-genconfig: src/tools/pvfs-genconfig.in Makefile
+	$(AM_V_GEN)$(edit) $(top_srcdir)/src/tools/pvfs-genconfig.in > $@.tmp && \
 		chmod +x $@.tmp && mv $@.tmp $@

@@ -88,6 +88,8 @@ rm "$T/fs/secret"
 pvfs-mgr --make-key "$T/fs/secret"
 start_cluster 2
 check_rc "cp in with another key at the iods fails" 1 pvfs-cp "$T/f" /pvfs/g
+check "... and its error names the iod" grep -qE \
+	"Permission denied \(iod [01], [^)]*\)" "$T/last.err"
 check "the iod logged a bad MAC" grep -q \
 	"warn: capability refused: bad MAC (forged, or signed with another key)" \
 	"$T/fs/run/iod0.log" "$T/fs/run/iod1.log"

@@ -21,7 +21,7 @@ check_grep "pvfs-ping.1: the mgr line has the real shape" \
 	'^mgr [0-9.]+:[0-9]+: ok, protocol [0-9]+, fsid [0-9a-f]{16}, up [0-9]+s, [0-9]+\.[0-9]{3} ms, [0-9]+ iods$' cat "$T/ping.ex"
 check_grep "pvfs-ping.1: an iod line has the real shape" \
 	'^iod [0-9]+ [0-9.]+:[0-9]+: ok, protocol [0-9]+, up [0-9]+s, [0-9.]+ ms, [0-9.]+[KMGT]? free of [0-9.]+[KMGT]?$' cat "$T/ping.ex"
-for f in "$M"/*.1; do
+for f in "$M"/*.[13578]; do
 	check_grep "$(basename "$f"): version $version" "^\.TH .* \"PVFS $version\"" cat "$f"
 done
 

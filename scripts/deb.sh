@@ -1,0 +1,51 @@
+#!/bin/sh
+# deb.sh [OUTDIR] - build the Debian packages from this tree with Debian's
+# own tooling (dpkg-buildpackage -us -uc -b, debian/) and check them with
+# lintian.  The tree's files (git's, plus new ones git does not ignore)
+# are copied to a temporary directory first, so the build cannot collide
+# with a configured tree or build directories here.  The .deb files, the
+# .buildinfo, the .changes and lintian.txt go to OUTDIR (default _deb).
+# Needs: apt-get install debhelper dpkg-dev fakeroot lintian libev-dev
+# libmunge-dev pkg-config (as root this script installs what is missing).
+# Exit status: 0 built and lintian found no error, 1 otherwise.
+set -eu
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$(mkdir -p "${1:-$SRC/_deb}" && cd "${1:-$SRC/_deb}" && pwd)
+NEED="debhelper dpkg-dev fakeroot lintian libev-dev libmunge-dev pkg-config"
+
+missing=""
+for p in $NEED; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deb.sh: missing packages:$missing (apt-get install them)" >&2
+		exit 1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/pvfs-deb.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+version=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+T=$W/pvfs-$version
+mkdir "$T"
+(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
+	xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+	tar --null -T - -cf -) | tar -C "$T" -xf -
+
+# Two jobs at most: the build machines are shared.
+(cd "$T" && DEB_BUILD_OPTIONS="parallel=2 ${DEB_BUILD_OPTIONS:-}" \
+	dpkg-buildpackage -us -uc -b) >"$OUT/build.log" 2>&1 ||
+	{ tail -n 40 "$OUT/build.log"; echo "deb.sh: dpkg-buildpackage failed ($OUT/build.log)" >&2; exit 1; }
+rm -f "$OUT"/*.deb "$OUT"/*.changes "$OUT"/*.buildinfo
+mv "$W"/*.deb "$W"/*.changes "$W"/*.buildinfo "$OUT"/
+changes=$(ls "$OUT"/*.changes)
+lintian --tag-display-limit 0 "$changes" >"$OUT/lintian.txt" 2>&1 || true
+cat "$OUT/lintian.txt"
+ls "$OUT"/*.deb
+if grep -q '^E: ' "$OUT/lintian.txt"; then
+	echo "deb.sh: lintian found errors" >&2
+	exit 1
+fi

@@ -298,6 +298,8 @@ iod_publish(uint16_t port)
 	pvfs_log_info("serving %s on port %u: iod %" PRIu32 " of file system %016"
 	    PRIx64 " (uuid %s)", iod.datadir, port, iod.label.index,
 	    iod.label.fsid, iod.label.uuid);
+	pvfs_log_info("trust: capabilities checked with the key in %s; only "
+	    "the mgr holding it grants access", iod.keyfile);
 }
 
 static void

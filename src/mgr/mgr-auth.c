@@ -97,6 +97,20 @@ mgr_auth_nobody(struct pvfs_cred *cr)
 	cr->uid = cr->gid = MGR_NOBODY;
 }
 
+void
+mgr_auth_log_trust(const char *keyfile, int have_unix)
+{
+	pvfs_log_info("trust: capabilities signed with the key in %s; clients "
+	    "on the Unix socket are who the kernel says%s; TCP clients with a "
+	    "MUNGE credential are who it says%s; TCP clients without one %s "
+	    "(doc/security.md)", keyfile, have_unix ? "" :
+	    " (no Unix socket: -u not given)", mgr.munge ? "" :
+	    " (not accepted: --munge not given)",
+	    mgr.anonymous == MGR_ANON_REFUSE ? "are refused" :
+	    mgr.anonymous == MGR_ANON_TRUST ? "are trusted to say who they are" :
+	    "act as nobody (uid 65534)");
+}
+
 int
 mgr_auth_kind(const struct mgr_conn *c)
 {

@@ -311,6 +311,8 @@ mgr_fatal_cause(char *cause, char *path)
 	pvfs_fatal("%s", msg);
 }
 
+static char *mgr_keypath; /* for the trust line at start */
+
 static void
 mgr_load_key(void)
 {
@@ -321,7 +323,7 @@ mgr_load_key(void)
 		    "give the iods the same file (-k)", path, path);
 	if (pvfs_key_load(path, mgr.key, &mgr.keylen, &cause) != 0)
 		mgr_fatal_cause(cause, path);
-	free(path);
+	mgr_keypath = path;
 }
 
 static void
@@ -404,6 +406,7 @@ mgr_shutdown(void)
 	mgr_ns_free();
 	free(mgr.iods);
 	free(mgr.bound_port);
+	free(mgr_keypath);
 	free((char *)mgr.metadir);
 	ev_loop_destroy(mgr.loop);
 	pvfs_log_info("stopped");
@@ -455,6 +458,7 @@ main(int argc, char **argv)
 	mgr_iods_start(mgr.loop);
 	pvfs_publish(opt.pidfile, opt.portfile, mgr.bound_port);
 	pvfs_log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
+	mgr_auth_log_trust(mgr_keypath, opt.sock != NULL);
 	ev_run(mgr.loop, 0);
 	mgr_shutdown();
 	return 0;

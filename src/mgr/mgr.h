@@ -106,6 +106,8 @@ void mgr_auth_accept(struct mgr_conn *c);
  * (an authenticated non-root peer claims another uid or gid) or EACCES
  * (--anonymous refuse). */
 int mgr_auth_cred(const struct mgr_conn *c, struct pvfs_cred *cr);
+/* Log, at start, whom the mgr believes and why. */
+void mgr_auth_log_trust(const char *keyfile, int have_unix);
 /* How c's requests are treated: enum pvfs_ping_auth. */
 int mgr_auth_kind(const struct mgr_conn *c);
 /* MGR_AUTH: decode a MUNGE credential and adopt its identity. */

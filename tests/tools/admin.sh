@@ -18,6 +18,11 @@ check_grep "ping over TCP without MUNGE (no pvfstab): told it acts as nobody" \
 	"^mgr 127\.0\.0\.1:$MGR_PORT: warning: this client is not authenticated \(TCP without MUNGE\): the mgr serves its requests as nobody \(uid 65534\); set up MUNGE or use the mgr's Unix socket \(doc/security\.md\)$" \
 	env PVFSTAB_FILE=/nonexistent pvfs-ping -m "127.0.0.1:$MGR_PORT"
 check "ping over the Unix socket: no such warning" sh -c "! grep -q warning '$T/ping'"
+check_grep "the mgr says at start whom it trusts" \
+	'info: trust: capabilities signed with the key in .*/secret; clients on the Unix socket are who the kernel says; .* TCP clients without one act as nobody \(uid 65534\)' \
+	cat "$T/fs/run/mgr.log"
+check_grep "an iod says at start which key it checks with" \
+	'info: trust: capabilities checked with the key in .*/secret' cat "$T/fs/run/iod0.log"
 check_grep "the mgr's log says so too" 'not authenticated \(TCP without MUNGE\): its requests as uid [0-9]+ are served as nobody' \
 	cat "$T/fs/run/mgr.log"
 check_grep "ping without a pvfstab, -m only" '^mgr .*: ok' env PVFSTAB_FILE=/nonexistent pvfs-ping -m "127.0.0.1:$MGR_PORT"

@@ -157,9 +157,12 @@ pvfs_access(const char *path, int mode)
 	if (meta_path_req(path, &fs, &req.cred, req.path) != 0)
 		return -1;
 	req.mode = (uint32_t)mode;
-	/* access(2) checks the real ids, not the effective ones */
-	req.cred.uid = (uint32_t)getuid();
-	req.cred.gid = (uint32_t)getgid();
+	/* access(2) checks the real ids, not the effective ones (a thread
+	 * speaking for another process has only that one's) */
+	if (!pvfs_client_ident_is_set()) {
+		req.cred.uid = (uint32_t)getuid();
+		req.cred.gid = (uint32_t)getgid();
+	}
 	return pvfs_conn_rpc(fs, PVFS_MGR_ACCESS, &req, &rep);
 }
 

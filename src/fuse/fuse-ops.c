@@ -49,8 +49,6 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	conn->want |= FUSE_CAP_READDIRPLUS;
 	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	cfg->use_ino = 1;
-	/* With the kernel's cache off between opens, close-to-open holds. */
-	cfg->auto_cache = 0;
 	return NULL;
 }
 

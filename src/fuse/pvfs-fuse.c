@@ -251,8 +251,8 @@ main(int argc, char **argv)
 	}
 	if (o.help) {
 		fz_usage();
-		fuse_opt_add_arg(&args, "-ho");
-		fuse_main(args.argc, args.argv, &fz_ops, NULL);
+		printf("\nlibfuse's options:\n");
+		fuse_lib_help(&args);
 		return 0;
 	}
 	if (fz_nnonopt == 2) {

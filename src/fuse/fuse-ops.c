@@ -46,8 +46,13 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	/* O_TRUNC in open saves the kernel a separate setattr. */
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
-	conn->want |= FUSE_CAP_READDIRPLUS;
-	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+	/* Attributes that come with the names are worth their cost (an
+	 * IOD_SIZE per file to each of its iods) only if the kernel may keep
+	 * them; with attr_timeout=0 every stat asks again anyway. */
+	if (cfg->attr_timeout > 0 && (conn->capable & FUSE_CAP_READDIRPLUS))
+		conn->want |= FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO;
+	else
+		conn->want &= ~(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
 	cfg->use_ino = 1;
 	return NULL;
 }

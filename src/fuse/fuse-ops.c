@@ -35,6 +35,7 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * and reads ahead as far (libfuse raises max_pages to match). */
 	conn->max_write = fz.max_write;
 	conn->max_readahead = fz.max_write;
+	fz_set_readahead();
 	/* Our bytes pass through libpvfs's buffers either way, so splice
 	 * would add a copy from the pipe, not save one. */
 	conn->want &= ~(FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |

@@ -43,6 +43,8 @@ struct fz_mount {
 	int as_caller;          /* root: each request as its caller */
 	int writeback;          /* -o writeback_cache */
 	unsigned max_write;
+	unsigned read_ahead_kb; /* set at mount (root), 0: the kernel's */
+	char mnt[PATH_MAX];     /* the mount point, absolute */
 	pthread_mutex_t lock;   /* open counts, below */
 	struct fz_open *opens;
 };
@@ -61,6 +63,9 @@ void fz_open_count(uint64_t ino, int delta);
 int fz_open_busy(uint64_t ino);
 /* -errno of the last failure, -EIO if errno is 0. */
 int fz_err(void);
+/* Raise the mount's read-ahead to fz.read_ahead_kb (before the kernel
+ * hears our max_readahead, which it caps by it). */
+void fz_set_readahead(void);
 
 /* ---- fuse-ops.c ---- */
 extern const struct fuse_operations fz_ops;

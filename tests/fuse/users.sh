@@ -4,7 +4,8 @@
 # allow_other; uid 65534 is refused a root-owned 0600 file that root
 # reads, makes files that are its own (seen natively), cannot chown them
 # away or set another's distribution.  With default_permissions the
-# kernel checks first and says the same.  Root only (77 otherwise).
+# kernel checks first and says the same.  Mounted by uid 65534, requests
+# are its own.  Root only (77 otherwise).
 . "${PVFS_SRCDIR:-.}/tests/fuse/lib.sh"
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: needs root (mounts with allow_other and runs as uid 65534)"
@@ -40,4 +41,22 @@ for opts in allow_other allow_other,default_permissions; do
 	check "unmount" fz_umount "$M"
 	pvfs-rm -r /pvfs/pub /pvfs/s >/dev/null 2>&1
 done
+
+# Mounted by a user, every request is that user's.
+pvfs-mkdir /pvfs/pub && pvfs-chmod 1777 /pvfs/pub
+mkdir "$T/um"
+chown 65534:65534 "$T/um"
+FZ_MOUNTS="$FZ_MOUNTS $T/um"
+if ! nobody sh -c 'test -r /dev/fuse && test -w /dev/fuse' ||
+    ! test -u "$(command -v fusermount3)"; then
+	echo "# skipped: users cannot mount here (/dev/fuse $(stat -c %A /dev/fuse), fusermount3 not setuid?)"
+elif nobody "$B/pvfs-fuse" "$T/um" >"$T/out" 2>&1; then
+	ok "uid 65534 mounts"
+	check "its mount: a file" nobody sh -c "echo u >'$T/um/pub/x'"
+	check_grep "natively uid 65534's" "Uid: 65534 " pvfs-stat /pvfs/pub/x
+	check_err "root may not enter it (no allow_other)" 1 "Permission denied" ls "$T/um"
+	check "uid 65534 unmounts" nobody fusermount3 -u "$T/um"
+else
+	not_ok "uid 65534 mounts"
+fi
 finish

@@ -4,10 +4,11 @@
 # read natively (pvfs-cp) and the other way round, exactly; writable shared
 # mmap; O_DIRECT; fallocate; RENAME_NOREPLACE; the distribution xattrs;
 # a second mount seeing the first one's writes; mount.fuse.pvfs (what
-# "mount -t fuse.pvfs" runs); a killed daemon gives ENOTCONN and a remount
-# works; fusermount3 -u unmounts.
+# "mount -t fuse.pvfs" runs); a stopped mgr gives errors within the
+# timeout; a mgr and iod restart are survived; a killed pvfs-fuse gives
+# ENOTCONN and a remount works; fusermount3 -u unmounts.
 . "${PVFS_SRCDIR:-.}/tests/fuse/lib.sh"
-start_cluster
+start_cluster 4 --timeout 3
 M=$T/mnt
 L=$T/local
 mkdir -p "$L"
@@ -148,6 +149,25 @@ check_out "appends from both" "second
 third
 fourth" sh -c "echo third >>'$M/shared'; echo fourth >>'$T/m2/shared'; cat '$M/shared'"
 check "unmount the second" fz_umount "$T/m2"
+
+# A mgr that does not answer: errors within the timeout, not a hung mount.
+pvfs-local kill "$T/fs" mgr STOP >/dev/null 2>&1
+t0=$(date +%s)
+check_err "mgr stopped: stat fails" 1 "stat" timeout 60 stat "$M/native"
+t1=$(date +%s)
+check "  within the 3 s timeout and a retry (took $((t1 - t0)) s)" test $((t1 - t0)) -le 20
+pvfs-local kill "$T/fs" mgr CONT >/dev/null 2>&1
+# The mgr and an iod restarted under the mount: an open file reads on,
+# new calls work.
+exec 8<"$M/native"
+pvfs-local kill "$T/fs" mgr >/dev/null 2>&1
+pvfs-local kill "$T/fs" iod1 >/dev/null 2>&1
+sleep 0.5
+start_cluster
+check "restarted: a file opened before reads whole" sh -c "cmp '$T/big' /dev/fd/8"
+exec 8<&-
+check "restarted: stat" stat "$M/native"
+check "restarted: write and read back" sh -c "cp '$T/rand' '$M/after' && cmp '$T/rand' '$M/after'"
 
 # A killed daemon: ENOTCONN, then a remount works.
 pid=$(pgrep -f -x "$B/pvfs-fuse $M" || true)

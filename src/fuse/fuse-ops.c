@@ -18,6 +18,8 @@
 
 #include "pvfs-fuse.h"
 
+/* Declares var, the PVFS path of mount path p, or returns -ENAMETOOLONG
+ * from the operation: the first line of nearly every operation. */
 #define FZ_PATH(var, p) \
 	char var[FZ_PATH_MAX]; \
 	do { int e_ = fz_path(p, var); if (e_ != 0) return e_; } while (0)

@@ -228,7 +228,7 @@ fz_usage(void)
 "\n"
 "  -o attr_timeout=S    seconds the kernel may cache attributes (default 0)\n"
 "  -o entry_timeout=S   seconds it may cache names (default 0)\n"
-"  -o writeback_cache   let the kernel cache writes (one writer per file only)\n"
+"  -o writeback_cache   let the kernel cache writes (one writer a file)\n"
 "  -o read_ahead_kb=N   the mount's read-ahead, as root (default 1024; 0: the\n"
 "                       kernel's 128)\n"
 "  -o as_owner          as root: act as root, not as each caller\n"
@@ -273,8 +273,8 @@ fz_resolve_source(const char *src)
 		fz.prefix[--n] = '\0';
 	fz.prefix_len = n;
 	if (!pvfs_is_pvfs_path(fz.prefix)) {
-		fprintf(stderr, "pvfs-fuse: %s: not a PVFS file system (pvfstab %s)\n",
-		    fz.prefix, pvfs_tab_path());
+		fprintf(stderr, "pvfs-fuse: %s: not a PVFS file system "
+		    "(pvfstab %s)\n", fz.prefix, pvfs_tab_path());
 		return -1;
 	}
 	/* Ask the mgr now, so a bad source fails the mount, not the first

@@ -2,6 +2,7 @@
  * pvfs-fuse.h - the FUSE client's one internal header (doc/fuse.md).
  * pvfs-fuse.c: the command line, the mount's state, paths and identity;
  * fuse-ops.c: the operations; fuse-xattr.c: distributions as xattrs.
+ * Our names start with fz_: fuse_ is libfuse's.
  */
 #ifndef PVFS_FUSE_H
 #define PVFS_FUSE_H

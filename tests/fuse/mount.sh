@@ -152,6 +152,13 @@ check_err "set on a file with data: EBUSY" 1 "busy" xset "$M/lay" pcount 1
 check_err "a bad value: EINVAL" 1 "Invalid argument" xset "$M/lay" pcount x
 check_err "a directory: no distribution" 1 "not supported" xset "$M" pcount 1
 
+# pvfs-bench's mount mode prints its figures (their size is no test).
+check_grep "pvfs-bench data --mount" '^RESULT data-mount clients=1 .* write=[0-9.]+ read=[0-9.]+ ' \
+	pvfs-bench data -s 4M -b 1M --no-ref --mount "$M"
+check_grep "pvfs-bench meta --mount" '^RESULT meta-mount clients=1 files=50 op=stat rate=[0-9]+ ' \
+	pvfs-bench meta -n 50 --no-ref --mount "$M"
+check_out "pvfs-bench left nothing behind" "" sh -c "ls -A '$M' | grep pvfs-bench; true"
+
 # A second mount of the same file system, by URL through mount.fuse.pvfs
 # (mount.fuse3's convention, what mount -t fuse.pvfs and fstab run).
 mkdir -p "$T/m2"

@@ -66,7 +66,10 @@ PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 	tests/preload/random.sh tests/preload/trees.sh
 # Several emulated hosts (network namespaces; root only, else skipped).
 NETNS_TESTS = tests/netns/hosts.sh
-SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) $(NETNS_TESTS) \
+# The FUSE client (doc/fuse.md): skipped (77) when pvfs-fuse is not built
+# or /dev/fuse is missing.
+FUSE_TESTS = tests/fuse/mount.sh tests/fuse/users.sh
+SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) $(NETNS_TESTS) $(FUSE_TESTS) \
 	tests/integration/static-link.sh tests/fuzz/smoke.sh
 
 if HAVE_CMOCKA
@@ -80,6 +83,7 @@ AM_TESTS_ENVIRONMENT = PVFS_BUILDDIR='$(abs_top_builddir)'; PVFS_SRCDIR='$(abs_t
 	CC='$(CC)'; SAN_LDFLAGS='$(SAN_LDFLAGS)'; export PVFS_BUILDDIR PVFS_SRCDIR CC SAN_LDFLAGS;
 EXTRA_DIST += $(SCRIPT_TESTS) tests/integration/run-test.sh \
 	tests/tools/lib.sh tests/preload/lib.sh tests/netns/lib.sh tests/preload/random-check.py \
+	tests/fuse/lib.sh \
 	tests/data tests/romio/check-romio.sh tests/romio/romio-tests.txt \
 	tests/romio/bench-romio.sh \
 	tests/fuzz/fuzz_frame.c tests/fuzz/fuzz_config.c \

@@ -562,12 +562,54 @@ out:
 	return changed;
 }
 
+/* This thread's stand-in identity (pvfs_client_set_ident): a FUSE daemon
+ * running as root speaks for the process that made each request. */
+static __thread struct pvfs_cred client_ident;
+static __thread int client_ident_set;
+
+int
+pvfs_client_set_ident(uid_t uid, gid_t gid, const gid_t *groups, int ngroups)
+{
+	int i;
+
+	if (ngroups < 0 || (ngroups > 0 && groups == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ngroups > PVFS_MAX_GROUPS)
+		ngroups = PVFS_MAX_GROUPS;
+	memset(&client_ident, 0, sizeof(client_ident));
+	client_ident.uid = (uint32_t)uid;
+	client_ident.gid = (uint32_t)gid;
+	for (i = 0; i < ngroups; i++)
+		client_ident.groups[i] = (uint32_t)groups[i];
+	client_ident.ngroups = (uint32_t)ngroups;
+	client_ident_set = 1;
+	return 0;
+}
+
+void
+pvfs_client_clear_ident(void)
+{
+	client_ident_set = 0;
+}
+
+int
+pvfs_client_ident_is_set(void)
+{
+	return client_ident_set;
+}
+
 void
 pvfs_client_cred(struct pvfs_cred *cr)
 {
 	gid_t small[64], *groups = small;
 	int i, n;
 
+	if (client_ident_set) {
+		*cr = client_ident;
+		return;
+	}
 	cr->uid = (uint32_t)geteuid();
 	cr->gid = (uint32_t)getegid();
 	n = getgroups(64, small);

@@ -240,10 +240,13 @@ pvfs_access(const char *path, int mode)
 	}
 	memset(&req, 0, sizeof(req));
 	req.mode = (uint32_t)mode;
-	/* access(2) checks the real ids, not the effective ones */
+	/* access(2) checks the real ids, not the effective ones (a thread
+	 * speaking for another process has only that one's) */
 	pvfs_client_cred(&req.cred);
-	req.cred.uid = (uint32_t)getuid();
-	req.cred.gid = (uint32_t)getgid();
+	if (!pvfs_client_ident_is_set()) {
+		req.cred.uid = (uint32_t)getuid();
+		req.cred.gid = (uint32_t)getgid();
+	}
 	return meta_walk(path, PVFS_MGR_ACCESS, &req, NULL, req.path, &rep, &fs);
 }
 

@@ -320,6 +320,19 @@ long pvfs_pathconf_limit(int name);
 /* The errno that pvfs_error_detail() goes with, 0 if none. */
 int pvfs_error_detail_errno(void);
 
+/* ---- client.c: speaking for another identity ---- */
+
+/* Until pvfs_client_clear_ident, every request this thread makes claims
+ * uid, gid and the first PVFS_MAX_GROUPS (32) of groups instead of the
+ * process's ids; pvfs_access checks them too.  The connection still
+ * proves the process's own identity, and the mgr believes the claim only
+ * when that is root's (doc/security.md): a process not running as root
+ * gets EPERM for any identity but its own.  For the FUSE client, which
+ * sets the caller of each request.  -1 with EINVAL on a bad group list. */
+int pvfs_client_set_ident(uid_t uid, gid_t gid, const gid_t *groups,
+    int ngroups);
+void pvfs_client_clear_ident(void);
+
 /* ---- conn.c: the library's sockets ---- */
 
 /* Called on every socket the library makes (open: it may move it and

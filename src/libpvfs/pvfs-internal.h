@@ -140,7 +140,12 @@ int pvfs_client_fs_info(struct client_fs *fs);
  * 0 if not (errno ECONNREFUSED). */
 int pvfs_client_fs_reload_mgr(struct client_fs *fs);
 int pvfs_client_fs_reload_iods(struct client_fs *fs);
+/* The identity a request claims: this thread's pvfs_client_set_ident, else
+ * the process's euid, egid and groups. */
 void pvfs_client_cred(struct pvfs_cred *cr);
+/* 1 while this thread has an identity set (pvfs_access then checks it
+ * rather than the real ids). */
+int pvfs_client_ident_is_set(void);
 /* The process umask, read once (reading it means setting it). */
 mode_t pvfs_client_umask(void);
 /* A stable st_dev for files of fs. */

@@ -69,6 +69,10 @@ usage(FILE *f)
 "                      metadata runs, outside the timed spans, so no run\n"
 "                      pays for an earlier one's writeback\n"
 "      --no-ref        skip the references\n"
+"      --mount DIR     also run the job through a pvfs-fuse mount of the\n"
+"                      same file system at DIR (a file under it, opened\n"
+"                      with the file system's default distribution), each\n"
+"                      run right after the native one (doc/fuse.md)\n"
 "      --rank R --nprocs N --sync-dir D\n"
 "                      one client of N started separately (e.g. one per\n"
 "                      network namespace); they meet through files in D;\n"
@@ -80,7 +84,7 @@ usage(FILE *f)
 "  -n, --files N       files in the directory (default 10000)\n"
 "      --path P        the PVFS directory to create (default\n"
 "                      PREFIX/pvfs-bench-meta.PID)\n"
-"      --local-dir D, --no-ref   as for data\n"
+"      --local-dir D, --no-ref, --mount DIR   as for data\n"
 "Every figure line also appears as one 'RESULT key=value ...' line.\n"
 "Exit status: 0 figures printed, 1 a run failed, 2 usage error.\n");
 }
@@ -275,11 +279,12 @@ struct where {
 	char pvfs[PATH_MAX];     /* file or directory on PVFS */
 	char local[PATH_MAX];    /* its twin on the local file system */
 	char local_dir[PATH_MAX];
+	char mnt[PATH_MAX];      /* its twin under --mount, or "" */
 };
 
 static int
 where_init(struct where *w, const char *path, const char *local_dir,
-    const char *stem)
+    const char *mount, const char *stem)
 {
 	char prefix[PATH_MAX], near[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
@@ -308,6 +313,12 @@ where_init(struct where *w, const char *path, const char *local_dir,
 		bench_err("path too long");
 		return -1;
 	}
+	w->mnt[0] = '\0';
+	if (mount != NULL && ((n = snprintf(w->mnt, sizeof(w->mnt), "%s/%s-mnt.%ld",
+	    mount, stem, (long)getpid())) < 0 || (size_t)n >= sizeof(w->mnt))) {
+		bench_err("path too long");
+		return -1;
+	}
 	return 0;
 }
 
@@ -317,11 +328,11 @@ struct opts {
 	int clients, files, fsync, verify, no_ref, rank, nprocs;
 	uint64_t size, block, region;
 	int64_t ssize, pcount, base;
-	const char *path, *local_dir, *sync_dir;
+	const char *path, *local_dir, *sync_dir, *mount;
 };
 
 enum { OPT_BASE = 256, OPT_FSYNC, OPT_VERIFY, OPT_PATH, OPT_LOCAL_DIR,
-	OPT_NO_REF, OPT_RANK, OPT_NPROCS, OPT_SYNC_DIR, OPT_REGION };
+	OPT_NO_REF, OPT_RANK, OPT_NPROCS, OPT_SYNC_DIR, OPT_REGION, OPT_MOUNT };
 
 static const struct option long_opts[] = {
 	{ "clients", required_argument, NULL, 'c' },
@@ -340,6 +351,7 @@ static const struct option long_opts[] = {
 	{ "nprocs", required_argument, NULL, OPT_NPROCS },
 	{ "sync-dir", required_argument, NULL, OPT_SYNC_DIR },
 	{ "region", required_argument, NULL, OPT_REGION },
+	{ "mount", required_argument, NULL, OPT_MOUNT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -403,6 +415,7 @@ opt_one(struct opts *o, int c, const char *arg)
 	case OPT_NPROCS: o->nprocs = opt_int(arg, "nprocs", 1, BENCH_MAX_CLIENTS); break;
 	case OPT_SYNC_DIR: o->sync_dir = arg; break;
 	case OPT_REGION: o->region = opt_size(arg, "region", 1); break;
+	case OPT_MOUNT: o->mount = arg; break;
 	case 'h': usage(stdout); exit(0);
 	default: usage_error("bad option"); break;
 	}
@@ -431,6 +444,8 @@ opts_parse(struct opts *o, int argc, char **argv)
 		usage_error("--sync-dir and --nprocs go together");
 	if (o->nprocs > 0 && o->rank >= o->nprocs)
 		usage_error("--rank must be below --nprocs");
+	if (o->mount != NULL && o->sync_dir != NULL)
+		usage_error("--mount runs with forked clients, not --sync-dir");
 }
 
 static void
@@ -454,6 +469,8 @@ struct data_refs {
 	double tcp[BENCH_RUNS];
 	struct bench_data_result local;
 	int have;
+	struct bench_data_result mnt;   /* through --mount */
+	int have_mnt;
 };
 
 /* Run i of PVFS, then run i of each reference, so that the figures of a
@@ -464,20 +481,29 @@ static int
 data_interleaved(const struct opts *o, struct bench_data_opts *d,
     const struct where *w, struct bench_data_result *r, struct data_refs *ref)
 {
-	struct bench_data_opts l;
+	struct bench_data_opts l, m;
 	struct bench_data_result one;
 	uint64_t total = d->size * (uint64_t)d->clients;
-	int i, rc = -1, refs = !o->no_ref;
+	int i, rc = -1, refs = !o->no_ref, mnt = w->mnt[0] != '\0';
 
 	d->runs = 1;
 	d->exists = 1;
 	l = *d;
 	l.local = 1;
 	l.path = w->local;
+	/* Through the mount the file is a local one to libc. */
+	m = l;
+	m.path = w->mnt;
 	if (bench_data_create(d, r) != 0)
 		return -1;
 	if (refs && bench_data_create(&l, &ref->local) != 0) {
 		bench_data_remove(d);
+		return -1;
+	}
+	if (mnt && bench_data_create(&m, &ref->mnt) != 0) {
+		bench_data_remove(d);
+		if (refs)
+			bench_data_remove(&l);
 		return -1;
 	}
 	for (i = 0; i < BENCH_RUNS; i++) {
@@ -485,6 +511,12 @@ data_interleaved(const struct opts *o, struct bench_data_opts *d,
 			goto out;
 		r->write_mbps[i] = one.write_mbps[0];
 		r->read_mbps[i] = one.read_mbps[0];
+		if (mnt) {
+			if (bench_data(&m, &one) != 0)
+				goto out;
+			ref->mnt.write_mbps[i] = one.write_mbps[0];
+			ref->mnt.read_mbps[i] = one.read_mbps[0];
+		}
 		if (!refs)
 			continue;
 		if ((ref->tcp[i] = bench_ref_tcp(total, 1 << 20)) < 0) {
@@ -497,11 +529,14 @@ data_interleaved(const struct opts *o, struct bench_data_opts *d,
 		ref->local.read_mbps[i] = one.read_mbps[0];
 	}
 	ref->have = refs;
+	ref->have_mnt = mnt;
 	rc = 0;
 out:
 	bench_data_remove(d);
 	if (refs)
 		bench_data_remove(&l);
+	if (mnt)
+		bench_data_remove(&m);
 	return rc;
 }
 
@@ -515,6 +550,8 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	double lw = ref->have ? bench_reported(ref->local.write_mbps) : 0;
 	double lr = ref->have ? bench_reported(ref->local.read_mbps) : 0;
 	double wref = tcp < lw ? tcp : lw;
+	double mw = ref->have_mnt ? bench_reported(ref->mnt.write_mbps) : 0;
+	double mr = ref->have_mnt ? bench_reported(ref->mnt.read_mbps) : 0;
 
 	printf("pvfs-bench data: %d client%s x %d iods (base %d), %s per client "
 	    "(%s total), block %s, stripe %s, fsync %s\n", d->clients,
@@ -527,6 +564,12 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	    "run 2", "run 3", "reported");
 	print_runs("pvfs write", r->write_mbps);
 	print_runs("pvfs read", r->read_mbps);
+	if (ref->have_mnt) {
+		print_runs("mount write", ref->mnt.write_mbps);
+		print_runs("mount read", ref->mnt.read_mbps);
+		printf("  mount: %s   mount / native: write %.2f   read %.2f\n",
+		    w->mnt, ratio(mw, wr), ratio(mr, rd));
+	}
 	if (ref->have) {
 		print_runs("tcp loopback stream", ref->tcp);
 		print_runs("local write", ref->local.write_mbps);
@@ -540,6 +583,12 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	    "local_read=%.1f write_ratio=%.3f read_ratio=%.3f\n", d->clients,
 	    r->pcount, (unsigned long long)d->size, (unsigned long long)d->block,
 	    r->ssize, d->fsync, wr, rd, tcp, lw, lr, ratio(wr, wref), ratio(rd, tcp));
+	if (ref->have_mnt)
+		printf("RESULT data-mount clients=%d size=%llu block=%llu "
+		    "write=%.1f read=%.1f native_write=%.1f native_read=%.1f "
+		    "write_ratio=%.3f read_ratio=%.3f\n", d->clients,
+		    (unsigned long long)d->size, (unsigned long long)d->block,
+		    mw, mr, wr, rd, ratio(mw, wr), ratio(mr, rd));
 	fflush(stdout);
 }
 
@@ -551,7 +600,7 @@ cmd_data(const struct opts *o)
 	struct data_refs ref;
 	struct where w;
 
-	if (where_init(&w, o->path, o->local_dir, "pvfs-bench") != 0)
+	if (where_init(&w, o->path, o->local_dir, o->mount, "pvfs-bench") != 0)
 		return 1;
 	memset(&d, 0, sizeof(d));
 	memset(&ref, 0, sizeof(ref));
@@ -583,7 +632,8 @@ cmd_data(const struct opts *o)
 
 static void
 meta_print(const struct opts *o, const struct bench_meta_stat *p,
-    const struct bench_meta_stat *l, const struct where *w)
+    const struct bench_meta_stat *l, const struct bench_meta_stat *mt,
+    const struct where *w)
 {
 	int op;
 
@@ -602,6 +652,14 @@ meta_print(const struct opts *o, const struct bench_meta_stat *p,
 			    l[op].p99_us);
 		printf("\n");
 	}
+	if (mt != NULL) {
+		printf("  %-14s %12s %9s %9s %12s  (mount: %s)\n", "operation",
+		    "mount ops/s", "p50 us", "p99 us", "mount/pvfs", w->mnt);
+		for (op = 0; op < BM_NOPS; op++)
+			printf("  %-14s %12.0f %9.1f %9.1f %12.2f\n",
+			    bench_meta_name(op), mt[op].ops_per_s, mt[op].p50_us,
+			    mt[op].p99_us, ratio(mt[op].ops_per_s, p[op].ops_per_s));
+	}
 	printf("  (readdir: entries/s; latency of one listing of the whole directory)\n");
 	for (op = 0; op < BM_NOPS; op++)
 		printf("RESULT meta clients=%d files=%d op=%s rate=%.0f p50_us=%.1f "
@@ -609,20 +667,27 @@ meta_print(const struct opts *o, const struct bench_meta_stat *p,
 		    o->clients, o->files, bench_meta_name(op), p[op].ops_per_s,
 		    p[op].p50_us, p[op].p99_us, l != NULL ? l[op].ops_per_s : 0,
 		    l != NULL ? l[op].p50_us : 0, l != NULL ? l[op].p99_us : 0);
+	for (op = 0; mt != NULL && op < BM_NOPS; op++)
+		printf("RESULT meta-mount clients=%d files=%d op=%s rate=%.0f "
+		    "p50_us=%.1f p99_us=%.1f native_rate=%.0f ratio=%.3f\n",
+		    o->clients, o->files, bench_meta_name(op), mt[op].ops_per_s,
+		    mt[op].p50_us, mt[op].p99_us, p[op].ops_per_s,
+		    ratio(mt[op].ops_per_s, p[op].ops_per_s));
 	fflush(stdout);
 }
 
 static int
 cmd_meta(const struct opts *o)
 {
-	struct bench_meta_stat p[BM_NOPS], l[BM_NOPS];
+	struct bench_meta_stat p[BM_NOPS], l[BM_NOPS], mt[BM_NOPS];
 	struct bench_meta_opts m;
 	struct where w;
 
-	if (where_init(&w, o->path, o->local_dir, "pvfs-bench-meta") != 0)
+	if (where_init(&w, o->path, o->local_dir, o->mount, "pvfs-bench-meta") != 0)
 		return 1;
 	memset(p, 0, sizeof(p));
 	memset(l, 0, sizeof(l));
+	memset(mt, 0, sizeof(mt));
 	m.dir = w.pvfs;
 	m.clients = o->clients;
 	m.files = o->files;
@@ -637,7 +702,13 @@ cmd_meta(const struct opts *o)
 		if (bench_meta(&m, l) != 0)
 			return 1;
 	}
-	meta_print(o, p, o->no_ref ? NULL : l, &w);
+	if (w.mnt[0] != '\0') {
+		m.dir = w.mnt;
+		m.local = 1;
+		if (bench_meta(&m, mt) != 0)
+			return 1;
+	}
+	meta_print(o, p, o->no_ref ? NULL : l, w.mnt[0] != '\0' ? mt : NULL, &w);
 	return 0;
 }
 
@@ -681,7 +752,7 @@ cmd_noncontig(const struct opts *o)
 	struct where w;
 	int rc;
 
-	if (where_init(&w, o->path, o->local_dir, "pvfs-bench-nc") != 0)
+	if (where_init(&w, o->path, o->local_dir, NULL, "pvfs-bench-nc") != 0)
 		return 1;
 	if (o->path == NULL && pvfs_mkdir(w.pvfs, 0755) != 0) {
 		bench_err("%s: mkdir: %s", w.pvfs, strerror(errno));
@@ -708,7 +779,7 @@ cmd_mpiio(const struct opts *o)
 	pid_t pid;
 	int st;
 
-	if (where_init(&w, o->path, o->local_dir, "pvfs-bench-mpiio") != 0)
+	if (where_init(&w, o->path, o->local_dir, NULL, "pvfs-bench-mpiio") != 0)
 		return 1;
 	mpiexec = mpiexec != NULL ? mpiexec : "mpiexec";
 	prog = prog != NULL ? prog : "bench-mpiio";

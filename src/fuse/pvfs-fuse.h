@@ -1,0 +1,81 @@
+/*
+ * pvfs-fuse.h - the FUSE client's one internal header (doc/fuse.md).
+ * pvfs-fuse.c: the command line, the mount's state, paths and identity;
+ * fuse-ops.c: the operations; fuse-xattr.c: distributions as xattrs.
+ * Our names start with fz_: fuse_ is libfuse's.
+ */
+#ifndef PVFS_FUSE_H
+#define PVFS_FUSE_H
+
+#define FUSE_USE_VERSION 35
+#include <fuse.h>
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libpvfs/pvfs-client.h"
+
+#define FZ_GROUPS 32            /* the most groups the mgr hears of */
+#define FZ_PATH_MAX (PATH_MAX + 512)
+
+/* Who a request is made for: the calling process's ids. */
+struct fz_ident {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[FZ_GROUPS];
+};
+
+/* An open file: the library's open file, and who opened it (its
+ * capability was granted to them; a renewal asks again as them). */
+struct fz_file {
+	struct pvfs_file *f;
+	struct fz_ident who;
+	uint64_t ino;
+};
+
+/* The mount. */
+struct fz_mount {
+	char *source;           /* as given: pvfs://host:port/dir or a prefix */
+	char prefix[PATH_MAX];  /* what mount paths are appended to */
+	size_t prefix_len;
+	int as_caller;          /* root: each request as its caller */
+	int writeback;          /* -o writeback_cache */
+	unsigned max_write;
+	unsigned read_ahead_kb; /* set at mount (root), 0: the kernel's */
+	char mnt[PATH_MAX];     /* the mount point, absolute */
+	pthread_mutex_t lock;   /* open counts, below */
+	struct fz_open *opens;
+};
+extern struct fz_mount fz;
+
+/* ---- pvfs-fuse.c ---- */
+/* The PVFS path of mount path p into out (FZ_PATH_MAX bytes); 0 or
+ * -ENAMETOOLONG. */
+int fz_path(const char *p, char *out);
+/* This thread's requests now claim the calling process's identity (when
+ * the mount is root's), or who's; fz_caller fills who if not NULL. */
+void fz_as(const struct fz_ident *who);
+void fz_caller(struct fz_ident *who);
+/* Open files of this mount by inode: count one up or down; the count. */
+void fz_open_count(uint64_t ino, int delta);
+int fz_open_busy(uint64_t ino);
+/* -errno of the last failure, -EIO if errno is 0. */
+int fz_err(void);
+/* Raise the mount's read-ahead to fz.read_ahead_kb (before the kernel
+ * hears our max_readahead, which it caps by it). */
+void fz_set_readahead(void);
+
+/* ---- fuse-ops.c ---- */
+extern const struct fuse_operations fz_ops;
+
+/* ---- fuse-xattr.c ---- */
+int fz_getxattr(const char *path, const char *name, char *value, size_t size);
+int fz_setxattr(const char *path, const char *name, const char *value,
+    size_t size, int flags);
+int fz_listxattr(const char *path, char *list, size_t size);
+int fz_removexattr(const char *path, const char *name);
+
+#endif /* PVFS_FUSE_H */

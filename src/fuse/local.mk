@@ -5,6 +5,7 @@ if HAVE_FUSE
 bin_PROGRAMS += pvfs-fuse
 sbin_SCRIPTS += mount.fuse.pvfs
 man1_MANS += doc/man/pvfs-fuse.1
+man8_MANS += doc/man/mount.fuse.pvfs.8
 pvfs_fuse_SOURCES = src/fuse/pvfs-fuse.h src/fuse/pvfs-fuse.c \
 	src/fuse/fuse-ops.c src/fuse/fuse-xattr.c
 pvfs_fuse_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS)

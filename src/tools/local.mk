@@ -62,7 +62,7 @@ pvfs-local: src/tools/pvfs-local.in Makefile
 		chmod +x $@.tmp && mv $@.tmp $@
 
 # pvfs-genconfig writes a multi-host configuration (doc/administration.md).
-sbin_SCRIPTS = pvfs-genconfig
+sbin_SCRIPTS += pvfs-genconfig
 EXTRA_DIST += src/tools/pvfs-genconfig.in
 CLEANFILES += pvfs-genconfig
 pvfs-genconfig: src/tools/pvfs-genconfig.in Makefile

@@ -51,7 +51,7 @@ check_out "libpvfs-dev: header, static library, pvfs.pc, pvfs(3)" "/usr/include/
 /usr/lib/$ma/pkgconfig/pvfs.pc
 /usr/share/man/man3/pvfs.3.gz" files libpvfs-dev
 files pvfs-client >"$T/client"
-for t in ls cp rm mkdir rmdir mv stat ping df chmod chown truncate du bench local; do
+for t in ls cp rm mkdir rmdir mv stat ping df chmod chown truncate du counters bench local; do
 	check "pvfs-client: pvfs-$t and its page" sh -c \
 		"grep -qx /usr/bin/pvfs-$t '$T/client' && grep -qx /usr/share/man/man1/pvfs-$t.1.gz '$T/client'"
 done
@@ -60,7 +60,11 @@ for f in /usr/sbin/pvfs-fsck /usr/share/man/man8/pvfs-fsck.8.gz \
 	/usr/share/man/man5/pvfstab.5.gz; do
 	check "pvfs-client: $f" grep -qx "$f" "$T/client"
 done
-check_out "pvfs-client: nothing else (15 tools, their pages, 5 more)" "35" sh -c "wc -l <'$T/client'"
+check_out "pvfs-client: nothing else (16 tools, their pages, 5 more)" "37" sh -c "wc -l <'$T/client'"
+check_out "pvfs-fuse: the client, the mount helper, their pages" "/usr/bin/pvfs-fuse
+/usr/sbin/mount.fuse.pvfs
+/usr/share/man/man1/pvfs-fuse.1.gz
+/usr/share/man/man8/mount.fuse.pvfs.8.gz" files pvfs-fuse
 for p in pvfs-mgr pvfs-iod; do
 	dpkg-deb -e "$D/${p}_${version}_$arch.deb" "$T/ctl-$p"
 	check "$p: postinst makes the pvfs user" grep -q "adduser --system --group" "$T/ctl-$p/postinst"

@@ -89,13 +89,17 @@ fz_access(const char *p, int mask)
 	return pvfs_access(path, mask) == 0 ? 0 : fz_err();
 }
 
+/* The kernel follows links itself: a path it hands us names the object
+ * to change, a link included (lchown, utimensat(AT_SYMLINK_NOFOLLOW)). */
 static int
 fz_setattr(const char *p, const struct pvfs_setattr *sa)
 {
+	struct pvfs_setattr nf = *sa;
 	FZ_PATH(path, p);
 
 	fz_as(NULL);
-	return pvfs_path_setattr(path, sa) == 0 ? 0 : fz_err();
+	nf.mask |= PVFS_SET_NOFOLLOW;
+	return pvfs_path_setattr(path, &nf) == 0 ? 0 : fz_err();
 }
 
 static int
@@ -211,6 +215,44 @@ fz_unlink(const char *p)
 
 	fz_as(NULL);
 	return pvfs_unlink(path) == 0 ? 0 : fz_err();
+}
+
+/* The text as given: the kernel resolves it, so an absolute one names a
+ * path on this host (a link to /pvfs/x works where the mount is /pvfs). */
+static int
+fz_symlink(const char *target, const char *p)
+{
+	FZ_PATH(path, p);
+
+	fz_as(NULL);
+	return pvfs_symlink(target, path) == 0 ? 0 : fz_err();
+}
+
+/* FUSE wants the text NUL-terminated, cut to the buffer if longer. */
+static int
+fz_readlink(const char *p, char *buf, size_t size)
+{
+	ssize_t n;
+	FZ_PATH(path, p);
+
+	if (size == 0)
+		return -EINVAL;
+	fz_as(NULL);
+	if ((n = pvfs_readlink(path, buf, size - 1)) < 0)
+		return fz_err();
+	buf[n] = '\0';
+	return 0;
+}
+
+/* FIFOs, sockets and device nodes are names in PVFS; their I/O through
+ * the mount is the kernel's (a FIFO opens as a local pipe of this host). */
+static int
+fz_mknod(const char *p, mode_t mode, dev_t rdev)
+{
+	FZ_PATH(path, p);
+
+	fz_as(NULL);
+	return pvfs_path_mknod(path, mode, rdev) == 0 ? 0 : fz_err();
 }
 
 /* RENAME_NOREPLACE is a check before the rename: the mgr has no atomic
@@ -453,6 +495,9 @@ const struct fuse_operations fz_ops = {
 	.truncate = fz_truncate,
 	.statfs = fz_statfs,
 	.mkdir = fz_mkdir,
+	.mknod = fz_mknod,
+	.symlink = fz_symlink,
+	.readlink = fz_readlink,
 	.rmdir = fz_rmdir,
 	.unlink = fz_unlink,
 	.rename = fz_rename,

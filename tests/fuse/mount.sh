@@ -60,6 +60,29 @@ check_out "touch -d: the mtime" "$(stat -c %Y "$L/a/x")" stat -c %Y "$M/a/x"
 check_out "ls -l as locally (sizes, modes, names)" \
 	"$(ls -l "$L/a" | awk 'NR > 1 && !/^d/ {print $1, $5, $NF}')" \
 	sh -c "ls -l '$M/a' | awk 'NR > 1 && !/^d/ {print \$1, \$5, \$NF}'"
+# Links and special files: the kernel follows links itself.
+links() {
+	(cd "$1" && set -e
+	ln -s b/f a/lf
+	ln -s nowhere a/dangling
+	ln -s /etc/hostname a/abs
+	ln -s b a/ld
+	mkfifo -m 640 a/fifo
+	chown -h 1:1 a/lf)
+}
+check "links and a FIFO in the local tree" links "$L"
+check "links and a FIFO through the mount" links "$M"
+lshape() {
+	(cd "$1" && find a -printf '%y %m %U:%G %l %p\n' | sort)
+}
+check_out "find: types, modes, owners, link texts agree" "$(lshape "$L")" lshape "$M"
+check_out "readlink through the mount" "b/f" readlink "$M/a/lf"
+check "cat through a link" cmp "$M/a/lf" "$L/a/lf"
+check "a directory through a link" test -d "$M/a/ld/c"
+check "a link out of the tree resolves on this host" cmp "$M/a/abs" /etc/hostname
+check_out "natively, the link is PVFS's" "b/f" sh -c "pvfs-ls -l /pvfs/a/lf | sed 's/.* -> //'"
+check_out "a FIFO through the mount carries bytes" "through" sh -c \
+	"(echo through >'$M/a/fifo' &) ; cat '$M/a/fifo'"
 check_quiet "rm -r" rm -r "$M/a"
 check_out "empty again" "" ls -A "$M"
 

@@ -1,8 +1,9 @@
 /* gen_seeds.c - write the seed corpus: one valid frame per opcode and
  * direction, sample pvfstab/iodtab texts, sample patterns, and journal
  * bodies of every record type.
- *   cc -D_GNU_SOURCE -Isrc -Isrc/common -Isrc/mgr -Iinclude tests/fuzz/gen_seeds.c \
- *       $(ls src/common/*.c | grep -v dconn.c) src/mgr/mgr-record.c \
+ *   cc -D_GNU_SOURCE -Isrc -Isrc/common -Isrc/mgr -Iinclude -I_build \
+ *       tests/fuzz/gen_seeds.c $(ls src/common/*.c | \
+ *       grep -v -e dconn.c -e dsignal.c -e counters.c) src/mgr/mgr-record.c \
  *       -o gen_seeds
  *   gen_seeds DIR   (creates DIR/frame, DIR/config, DIR/pattern,
  *                    DIR/journal) */

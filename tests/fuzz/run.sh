@@ -10,8 +10,9 @@ CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null || { echo "SKIP: no clang"; exit 77; }
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I$src/include -I$src/src/common"
-# dconn.c is the daemons' connection layer: it needs libev, no target uses it.
-common=$(ls "$src"/src/common/*.c | grep -v '/dconn\.c$')
+# The daemons' library (libpvfs-daemon: dconn.c, dsignal.c, counters.c)
+# needs libev and no target uses it.
+common=$(ls "$src"/src/common/*.c | grep -v -e '/dconn\.c$' -e '/dsignal\.c$' -e '/counters\.c$')
 printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }\n' \
 	> "$out/probe.c"
 "$CLANG" $flags "$out/probe.c" -o "$out/probe" 2>/dev/null ||

@@ -83,6 +83,8 @@ int pvfs_statfs(const char *path, struct statfs *buf);
 
 int pvfs_unlink(const char *path);
 int pvfs_rename(const char *oldpath, const char *newpath);
+/* A hard link (newpath must not exist; not for directories). */
+int pvfs_link(const char *oldpath, const char *newpath);
 int pvfs_mkdir(const char *path, mode_t mode);
 int pvfs_rmdir(const char *path);
 PVFS_DIR *pvfs_opendir(const char *path);

@@ -142,6 +142,14 @@ static const struct pvfs_field mgr_rename_req_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field mgr_lease_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_lease_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_lease_req, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_lease_req, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_lease_req, hold),
+	PVFS_FEND
+};
+
 static const struct pvfs_field mgr_readdir_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_readdir_req, cred),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_readdir_req, ino),
@@ -416,6 +424,8 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_AUTH, mgr_auth_req_f, struct pvfs_mgr_auth_req, mgr_auth_rep_f, struct pvfs_mgr_auth_rep),
 	MSG(PVFS_MGR_IODSTATUS, cred_only_f, struct pvfs_mgr_cred_req, mgr_iodstatus_rep_f, struct pvfs_mgr_iodstatus_rep),
 	MSG(PVFS_MGR_READDIRPLUS, mgr_readdir_req_f, struct pvfs_mgr_readdir_req, mgr_readdirplus_rep_f, struct pvfs_mgr_readdirplus_rep),
+	MSG(PVFS_MGR_LINK, mgr_rename_req_f, struct pvfs_mgr_rename_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_LEASE, mgr_lease_req_f, struct pvfs_mgr_lease_req, none_f, struct pvfs_none),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

@@ -19,7 +19,7 @@
 #include "pvfs-types.h"
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 7
+#define PVFS_PROTO_VERSION 8
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -69,6 +69,8 @@ enum pvfs_op {
 	PVFS_MGR_AUTH,     /* authenticate this TCP connection (doc/security.md) */
 	PVFS_MGR_IODSTATUS, /* the mgr's view of each iod, from its HELLOs */
 	PVFS_MGR_READDIRPLUS, /* READDIR with each entry's attributes and a SIZE capability */
+	PVFS_MGR_LINK,     /* a hard link: from (existing) to (new); rename_req */
+	PVFS_MGR_LEASE,    /* take or drop an open file's lease (open-unlinked files) */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -209,15 +211,28 @@ struct pvfs_mgr_rename_req {
 	char from[PVFS_PATH_MAX + 1];
 	char to[PVFS_PATH_MAX + 1];
 };
+/* LEASE: the connection holds (hold = 1) or no longer holds (0) the file
+ * open, once per open.  While a lease is held, the file outlives its last
+ * name (an orphan: GETATTR by inode still answers, with nlink 0) and its
+ * stripes stay; after the last lease the mgr removes them itself.  A
+ * dropped connection loses its leases; the client takes them again on a
+ * new one (doc/design.md: open-unlinked files).  ENOENT or ESTALE (gen is
+ * not the file's): the file is gone. */
+struct pvfs_mgr_lease_req {
+	struct pvfs_cred cred;
+	uint64_t ino, gen;
+	uint32_t hold;
+};
 struct pvfs_mgr_readdir_req {
 	struct pvfs_cred cred;
 	uint64_t ino;    /* the directory */
 	uint64_t cookie; /* 0 = from the start */
 	uint32_t max;    /* at most this many entries (<= PVFS_READDIR_MAX) */
 };
-/* OPEN, STAT, GETATTR, TRUNCATE, UNLINK, RENAME, MKDIR, SETATTR.  For UNLINK
- * and RENAME, cap.rights has PVFS_R_REMOVE when a file's last name went
- * away: the client must then remove its stripes from every iod. */
+/* OPEN, STAT, GETATTR, TRUNCATE, UNLINK, RENAME, MKDIR, SETATTR, LINK.  For
+ * UNLINK and RENAME, cap.rights has PVFS_R_REMOVE when a file's last name
+ * went away and no lease holds it: the client must then remove its
+ * stripes from every iod. */
 struct pvfs_mgr_attrcap_rep {
 	struct pvfs_attr attr;
 	struct pvfs_cap cap;

@@ -375,12 +375,13 @@ pvfs_unlink(const char *path)
 	return 0;
 }
 
-int
-pvfs_rename(const char *oldpath, const char *newpath)
+/* The two names of a RENAME or LINK request, which must be on one file
+ * system. */
+static int
+meta_pair_req(const char *oldpath, const char *newpath, struct client_fs **fs,
+    struct pvfs_mgr_rename_req *req)
 {
-	struct pvfs_mgr_rename_req req;
-	struct pvfs_mgr_attrcap_rep rep;
-	struct client_fs *fs, *fs2;
+	struct client_fs *fs2;
 
 	/* Both names are read before either is looked up, as the kernel
 	 * does: a NULL one is EFAULT whatever the other names. */
@@ -388,23 +389,48 @@ pvfs_rename(const char *oldpath, const char *newpath)
 		errno = EFAULT;
 		return -1;
 	}
-	memset(&req, 0, sizeof(req));
-	if (meta_path_req(oldpath, &fs, &req.cred, req.from) != 0)
+	memset(req, 0, sizeof(*req));
+	if (meta_path_req(oldpath, fs, &req->cred, req->from) != 0)
 		return -1;
-	if (pvfs_client_resolve(newpath, &fs2, req.to) != 0) {
+	if (pvfs_client_resolve(newpath, &fs2, req->to) != 0) {
 		/* A local destination is another file system. */
-		if (errno == ENOENT && newpath != NULL && *newpath != '\0')
+		if (errno == ENOENT && *newpath != '\0')
 			errno = EXDEV;
 		return -1;
 	}
-	if (fs != fs2) {
+	if (*fs != fs2) {
 		errno = EXDEV;
 		return -1;
 	}
-	if (pvfs_conn_rpc(fs, PVFS_MGR_RENAME, &req, &rep) != 0)
+	return 0;
+}
+
+int
+pvfs_rename(const char *oldpath, const char *newpath)
+{
+	struct pvfs_mgr_rename_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (meta_pair_req(oldpath, newpath, &fs, &req) != 0 ||
+	    pvfs_conn_rpc(fs, PVFS_MGR_RENAME, &req, &rep) != 0)
 		return -1;
 	meta_drop_stripes(fs, &rep);
 	return 0;
+}
+
+/* A hard link; newpath must not exist.  The mgr refuses directories
+ * (EPERM) as Linux does. */
+int
+pvfs_link(const char *oldpath, const char *newpath)
+{
+	struct pvfs_mgr_rename_req req;
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (meta_pair_req(oldpath, newpath, &fs, &req) != 0)
+		return -1;
+	return pvfs_conn_rpc(fs, PVFS_MGR_LINK, &req, &rep);
 }
 
 int

@@ -71,6 +71,19 @@ static const struct pvfs_field rec_setattr_f[] = {
 
 static const struct pvfs_field rec_end_f[] = { REC_U64(ino), PVFS_FEND };
 
+/* Types added to format 2 (a directory written before them loads as it
+ * did; an older mgr refuses one that has them). */
+static const struct pvfs_field rec_link_f[] = {
+	REC_U64(parent), REC_U64(ino), REC_U64(cookie), REC_U64(time),
+	REC_NAME(name, namelen), PVFS_FEND
+};
+
+static const struct pvfs_field rec_orphan_f[] = {
+	REC_U64(ino), REC_U64(gen), REC_U32(mode), REC_U32(uid), REC_U32(gid),
+	REC_U64(atime_ns), REC_U64(mtime_ns), REC_U64(ctime_ns), REC_U64(mset_ns),
+	PVFS_FSUB(struct mgr_rec, dist, rec_dist_f), PVFS_FEND
+};
+
 /* The table of a record type in a format; NULL for an unknown type. */
 static const struct pvfs_field *
 mgr_record_table(int format, uint8_t type)
@@ -87,7 +100,12 @@ mgr_record_table(int format, uint8_t type)
 	case MGR_REC_SETATTR:
 		return rec_setattr_f;
 	case MGR_REC_END:
+	case MGR_REC_FREE:
 		return rec_end_f;
+	case MGR_REC_LINK:
+		return format >= 2 ? rec_link_f : NULL;
+	case MGR_REC_ORPHAN:
+		return format >= 2 ? rec_orphan_f : NULL;
 	}
 	return NULL;
 }
@@ -126,6 +144,7 @@ mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r)
 	if (pvfs_fields_decode(c, f, r) != 0)
 		return -1;
 	if (r->type != MGR_REC_SETATTR && r->type != MGR_REC_END &&
+	    r->type != MGR_REC_ORPHAN && r->type != MGR_REC_FREE &&
 	    !mgr_record_name_ok(r->name, r->namelen))
 		return -1;
 	if (r->type == MGR_REC_RENAME && !mgr_record_name_ok(r->name2, r->namelen2))

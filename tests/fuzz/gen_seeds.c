@@ -98,15 +98,21 @@ frame_seeds(const char *dir)
 static void
 journal_seeds(const char *dir)
 {
+	static const uint8_t types[] = { MGR_REC_CREATE, MGR_REC_MKDIR,
+		MGR_REC_UNLINK, MGR_REC_RMDIR, MGR_REC_RENAME, MGR_REC_SETATTR,
+		MGR_REC_LINK, MGR_REC_ORPHAN, MGR_REC_FREE,
+		MGR_REC_END /* last: format 1 reuses it */ };
 	struct mgr_batch b;
 	struct pvfs_buf out, one;
 	struct mgr_rec r;
+	size_t i;
 	int t, seq = 0;
 
 	memset(&b, 0, sizeof(b));
 	memset(&out, 0, sizeof(out));
 	pvfs_buf_put_u8(&out, 0);
-	for (t = MGR_REC_CREATE; t <= MGR_REC_END; t++) {
+	for (i = 0; i < sizeof(types); i++) {
+		t = types[i];
 		memset(&r, 0, sizeof(r));
 		r.type = (uint8_t)t;
 		r.parent = 1;
@@ -120,7 +126,7 @@ journal_seeds(const char *dir)
 		r.name2 = "other";
 		r.namelen2 = 5;
 		mgr_batch_add(&b, &r);
-		if (t % 2 == 0) {
+		if (i % 2 == 1 && i + 1 < sizeof(types)) {
 			mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);
 			pvfs_buf_put(&out, b.buf.data, b.buf.len);
 			mgr_batch_reset(&b);

@@ -28,13 +28,15 @@
 
 #define BAD_PTR ((const char *)1)   /* an unmapped path: libc sides only */
 
-enum op { MKDIR, RMDIR, UNLINK, RENAME, OPEN, STAT, ACCESS, TRUNC, CHMOD };
+enum op { MKDIR, RMDIR, UNLINK, RENAME, OPEN, STAT, ACCESS, TRUNC, CHMOD,
+	LINK };
 
 struct tcase {
 	enum op op;
 	const char *a, *b;   /* relative to the case directory; NULL, BAD_PTR */
-	int flags;
+	int flags;           /* open's; PRE_LINK: link f to h before the call */
 };
+#define PRE_LINK 0x40000000
 
 static const struct tcase cases[] = {
 	/* The destructive rows of issue 14. */
@@ -102,12 +104,39 @@ static const struct tcase cases[] = {
 	{ STAT, BAD_PTR, NULL, 0 },
 	{ RENAME, "f", BAD_PTR, 0 },
 	{ RENAME, BAD_PTR, "x", 0 },
+	/* Hard links (f holds 5 bytes: its size shows the data is alive). */
+	{ LINK, "f", "h", 0 },
+	{ LINK, "f", "d/s/h", 0 },
+	{ LINK, "d", "x", 0 },
+	{ LINK, "d/s", "x", 0 },
+	{ LINK, "f", "e", 0 },
+	{ LINK, "f", "d/s/g", 0 },
+	{ LINK, "f", "d/.", 0 },
+	{ LINK, "missing", "x", 0 },
+	{ LINK, "f", "missing/x", 0 },
+	{ LINK, "f/", "x", 0 },
+	{ LINK, "f", "x/", 0 },
+	{ LINK, "f", "f", 0 },
+	{ LINK, "f", "h", PRE_LINK },
+	{ LINK, "h", "x", PRE_LINK },
+	{ UNLINK, "f", NULL, PRE_LINK },
+	{ UNLINK, "h", NULL, PRE_LINK },
+	{ RENAME, "d/s/g", "h", PRE_LINK },
+	{ RENAME, "d/s/g", "f", PRE_LINK },
+	{ RENAME, "f", "h", PRE_LINK },
+	{ RENAME, "h", "x", PRE_LINK },
+	{ RENAME, "h", "e", PRE_LINK },
+	{ TRUNC, "h", NULL, PRE_LINK },
+	{ CHMOD, "h", NULL, PRE_LINK },
+	{ LINK, NULL, "x", 0 },
+	{ LINK, "f", NULL, 0 },
+	{ LINK, "f", BAD_PTR, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
 /* Names whose kind is compared after each call. */
 static const char *const watch[] = { "d", "d/s", "d/s/g", "e", "f", "x",
-	"n", "n2", "e/x", "d/s/g/x" };
+	"n", "n2", "e/x", "d/s/g/x", "h", "d/s/h" };
 #define NWATCH (sizeof(watch) / sizeof(watch[0]))
 
 struct ops {
@@ -123,6 +152,8 @@ struct ops {
 	int (*access)(const char *, int);
 	int (*truncate)(const char *, off_t);
 	int (*chmod)(const char *, mode_t);
+	int (*link)(const char *, const char *);
+	ssize_t (*write)(int, const void *, size_t);
 };
 
 /* Called through a pointer the compiler cannot see through: glibc marks
@@ -143,14 +174,15 @@ native_open(const char *p, int flags, mode_t mode)
 }
 
 static const struct ops libc_ops = { "libc", 0, mkdir, rmdir, unlink, rename,
-	libc_open, close, stat, access, truncate, chmod };
+	libc_open, close, stat, access, truncate, chmod, link, write };
 static const struct ops native_ops = { "native", 1, pvfs_mkdir, pvfs_rmdir,
 	pvfs_unlink, pvfs_rename, native_open, pvfs_close, pvfs_stat,
-	pvfs_access, pvfs_truncate, pvfs_chmod };
+	pvfs_access, pvfs_truncate, pvfs_chmod, pvfs_link, pvfs_write };
 
+/* Per watched name: its kind, link count and (files) size. */
 struct result {
 	int rc, err;
-	char kinds[NWATCH + 1];
+	char kinds[NWATCH * 32];
 };
 
 static int failures, ran;
@@ -176,7 +208,7 @@ join(char *buf, size_t len, const char *dir, const char *rel)
 	return buf;
 }
 
-/* The tree every case starts from: d/ d/s/ d/s/g e/ f. */
+/* The tree every case starts from: d/ d/s/ d/s/g e/ f ("hello"). */
 static int
 make_tree(const struct ops *o, const char *dir)
 {
@@ -192,7 +224,7 @@ make_tree(const struct ops *o, const char *dir)
 	    0644)) < 0 || o->close(fd) != 0)
 		return -1;
 	if ((fd = o->open(join(p, sizeof(p), dir, "f"), O_CREAT | O_WRONLY,
-	    0644)) < 0 || o->close(fd) != 0)
+	    0644)) < 0 || o->write(fd, "hello", 5) != 5 || o->close(fd) != 0)
 		return -1;
 	return 0;
 }
@@ -205,9 +237,14 @@ run_case(const struct ops *o, const struct tcase *t, const char *dir,
 	char pa[PATH_MAX], pb[PATH_MAX];
 	const char *a = join(pa, sizeof(pa), dir, t->a);
 	const char *b = join(pb, sizeof(pb), dir, t->b);
+	char pf[PATH_MAX], ph[PATH_MAX];
 	struct stat st;
-	size_t i;
+	size_t i, n;
 
+	if ((t->flags & PRE_LINK) && o->link(join(pf, sizeof(pf), dir, "f"),
+	    join(ph, sizeof(ph), dir, "h")) != 0)
+		fail("not ok - %s: link f h before the case: %s\n", o->name,
+		    strerror(errno));
 	errno = 0;
 	switch (t->op) {
 	case MKDIR: r->rc = o->mkdir(a, 0755); break;
@@ -225,22 +262,29 @@ run_case(const struct ops *o, const struct tcase *t, const char *dir,
 	case ACCESS: r->rc = o->access(a, F_OK); break;
 	case TRUNC: r->rc = o->truncate(a, 0); break;
 	case CHMOD: r->rc = o->chmod(a, 0644); break;
+	case LINK: r->rc = o->link(a, b); break;
 	}
 	r->err = r->rc < 0 ? errno : 0;
-	for (i = 0; i < NWATCH; i++) {
+	for (i = n = 0; i < NWATCH; i++) {
 		const char *w = dir ? join(pa, sizeof(pa), dir, watch[i]) : watch[i];
 
-		r->kinds[i] = o->stat(w, &st) != 0 ? '-' :
-		    S_ISDIR(st.st_mode) ? 'd' : 'f';
+		if (o->stat(w, &st) != 0)
+			n += (size_t)snprintf(r->kinds + n, sizeof(r->kinds) - n, "- ");
+		else if (S_ISDIR(st.st_mode))
+			n += (size_t)snprintf(r->kinds + n, sizeof(r->kinds) - n,
+			    "d%lu ", (unsigned long)st.st_nlink);
+		else
+			n += (size_t)snprintf(r->kinds + n, sizeof(r->kinds) - n,
+			    "f%lu:%lld ", (unsigned long)st.st_nlink,
+			    (long long)st.st_size);
 	}
-	r->kinds[NWATCH] = '\0';
 }
 
 static const char *
 opname(enum op op)
 {
 	static const char *const n[] = { "mkdir", "rmdir", "unlink", "rename",
-		"open", "stat", "access", "truncate", "chmod" };
+		"open", "stat", "access", "truncate", "chmod", "link" };
 
 	return n[op];
 }
@@ -291,14 +335,15 @@ compare(const struct ops *o, const char *local, const char *pvfs, int relative)
 		    strcmp(lr.kinds, pr.kinds) != 0)
 			fail("not ok - %s: %s(%s%s%s): local %d %s [%s], "
 			    "pvfs %d %s [%s]\n", tag, opname(t->op), show(t->a),
-			    t->b || t->op == RENAME ? ", " : "",
-			    t->op == RENAME ? show(t->b) : "",
+			    t->b || t->op == RENAME || t->op == LINK ? ", " : "",
+			    t->op == RENAME || t->op == LINK ? show(t->b) : "",
 			    lr.rc, lr.err ? strerrorname_np(lr.err) : "-", lr.kinds,
 			    pr.rc, pr.err ? strerrorname_np(pr.err) : "-", pr.kinds);
 		else
-			printf("ok - %s: %s(%s%s%s) = %d %s\n", tag, opname(t->op),
-			    show(t->a), t->op == RENAME ? ", " : "",
-			    t->op == RENAME ? show(t->b) : "", lr.rc,
+			printf("ok - %s: %s(%s%s%s)%s = %d %s\n", tag, opname(t->op),
+			    show(t->a), t->op == RENAME || t->op == LINK ? ", " : "",
+			    t->op == RENAME || t->op == LINK ? show(t->b) : "",
+			    (t->flags & PRE_LINK) ? " after link(f, h)" : "", lr.rc,
 			    lr.err ? strerrorname_np(lr.err) : "");
 	}
 }

@@ -212,7 +212,8 @@ struct pvfs_mgr_rename_req {
 	char to[PVFS_PATH_MAX + 1];
 };
 /* LEASE: the connection holds (hold = 1) or no longer holds (0) the file
- * open, once per open.  While a lease is held, the file outlives its last
+ * open, once per open; 2 drops it as a lost connection does, with a
+ * grace (a process that forked: the child takes its own).  While a lease is held, the file outlives its last
  * name (an orphan: GETATTR by inode still answers, with nlink 0) and its
  * stripes stay; after the last lease the mgr removes them itself.  A
  * dropped connection loses its leases; the client takes them again on a

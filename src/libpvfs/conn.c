@@ -432,8 +432,21 @@ conn_exchange(struct pvfs_conn *c, const struct pvfs_buf *out, uint16_t op,
 	return rc;
 }
 
+/* Is a connection with no request outstanding still open? */
+int
+pvfs_conn_idle_alive(int fd)
+{
+	return conn_alive(fd);
+}
+
 int
 pvfs_conn_call_fd(int fd, uint16_t op, const void *req, void *rep, int timeout_ms)
+{
+	return pvfs_conn_call(fd, op, req, rep, timeout_ms) == 0 ? 0 : -1;
+}
+
+int
+pvfs_conn_call(int fd, uint16_t op, const void *req, void *rep, int timeout_ms)
 {
 	struct pvfs_conn c = { .fd = fd };
 	struct pvfs_buf out;
@@ -450,7 +463,7 @@ pvfs_conn_call_fd(int fd, uint16_t op, const void *req, void *rep, int timeout_m
 	saved = errno;
 	pvfs_buf_free(&out);
 	errno = saved;
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* One attempt.  *stale is set when a pooled connection turned out dead
@@ -490,6 +503,7 @@ pvfs_conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep)
 	uint32_t reqid = pvfs_conn_next_reqid();
 	int rc, stale, saved;
 
+	pvfs_lease_check(fs);
 	pvfs_buf_init(&out);
 	if ((rc = pvfs_frame_encode(&out, op, reqid, 0, 0, req)) != 0) {
 		pvfs_buf_free(&out);

@@ -90,13 +90,13 @@ mgr_lease_op(struct mgr_conn *c, void *rq, void *rp)
 	struct mgr_lease *l;
 
 	(void)rp;
-	if (q->hold > 1)
+	if (q->hold > 2)
 		return EINVAL;
-	if (q->hold == 0) {
+	if (q->hold != 1) { /* 2: a forked child may hold it still */
 		if ((l = lease_find(c, q->ino)) == NULL)
 			return EINVAL;
 		if (in != NULL)
-			lease_release(in, 1, 0);
+			lease_release(in, 1, q->hold == 2 ? lease_grace : 0);
 		if (--l->count == 0)
 			*l = c->leases[--c->nleases];
 		return 0;

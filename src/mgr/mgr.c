@@ -159,7 +159,7 @@ mgr_usage(FILE *f)
 	    "\n"
 	    "Environment: PVFS_MGR_JOURNAL_MAX=BYTES checkpoints the journal once it\n"
 	    "passes BYTES (default 64 MiB).  PVFS_IDLE_TIMEOUT=S sets the default\n"
-	    "of --idle-timeout.\n",
+	    "of --idle-timeout, PVFS_MGR_ORPHAN_GRACE=S that of --orphan-grace.\n",
 	    MGR_DEFAULT_METADIR, MGR_DEFAULT_LISTEN, PVFS_DEFAULT_SSIZE,
 	    PVFS_IDLE_TIMEOUT_DEFAULT, PVFS_PEER_LIMIT_SHARE, MGR_LEASE_GRACE);
 }
@@ -216,15 +216,28 @@ mgr_set_cmd(int cmd, const char *dir)
 	opt.cmd_dir = dir;
 }
 
+static int
+mgr_parse_grace(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*s == '\0' || *end != '\0' || !(v >= 0) || v > 86400)
+		return -1;
+	mgr_lease_set_grace(v);
+	return 0;
+}
+
 static void
 mgr_options(int argc, char **argv)
 {
-	const char *idle = NULL;
-	double grace;
-	char *end;
+	const char *idle = NULL, *s;
 	int ch;
 
 	mgr.ssize = PVFS_DEFAULT_SSIZE;
+	if ((s = getenv("PVFS_MGR_ORPHAN_GRACE")) != NULL && *s != '\0' &&
+	    mgr_parse_grace(s) != 0)
+		mgr_bad_usage("bad PVFS_MGR_ORPHAN_GRACE: %s", s);
 	while ((ch = getopt_long(argc, argv, "fd:l:t:k:p:L:v:u:hV", mgr_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
@@ -240,11 +253,8 @@ mgr_options(int argc, char **argv)
 		case OPT_SSIZE: mgr.ssize = mgr_parse_ssize(optarg); break;
 		case OPT_IDLE_TIMEOUT: idle = optarg; break;
 		case OPT_ORPHAN_GRACE:
-			grace = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || !(grace >= 0) ||
-			    grace > 86400)
+			if (mgr_parse_grace(optarg) != 0)
 				mgr_bad_usage("bad --orphan-grace: %s", optarg);
-			mgr_lease_set_grace(grace);
 			break;
 		case OPT_MAX_CONNS:
 			if (pvfs_peer_limit_parse(optarg, &opt.max_conns) != 0)

@@ -132,9 +132,10 @@ lease_conn(struct client_fs *fs)
 	if (fs->lease_conn != NULL && pvfs_conn_idle_alive(fs->lease_conn->fd))
 		return 0;
 	lease_conn_drop(fs);
-	if (pvfs_conn_acquire(&fs->mgr, fs->timeout_ms, &fs->lease_conn) != 0 &&
+	/* Not a pooled one: the pool's idle connections may be closed. */
+	if (pvfs_conn_new(&fs->mgr, fs->timeout_ms, &fs->lease_conn) != 0 &&
 	    (errno != ECONNREFUSED || pvfs_client_fs_reload_mgr(fs) != 1 ||
-	    pvfs_conn_acquire(&fs->mgr, fs->timeout_ms, &fs->lease_conn) != 0)) {
+	    pvfs_conn_new(&fs->mgr, fs->timeout_ms, &fs->lease_conn) != 0)) {
 		fs->lease_conn = NULL;
 		return -1;
 	}

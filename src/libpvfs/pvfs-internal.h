@@ -62,6 +62,8 @@ void pvfs_conn_pool_init(struct conn_pool *p, const char *host, uint16_t port);
 int pvfs_conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port);
 /* An idle live connection or a new one; 0 or -1 with errno. */
 int pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
+/* A new connection that is not the pool's to hand out again. */
+int pvfs_conn_new(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
 /* Give back a connection whose last exchange completed cleanly. */
 void pvfs_conn_release(struct conn_pool *p, struct pvfs_conn *c);
 /* Close a connection that saw any error; it is never reused. */

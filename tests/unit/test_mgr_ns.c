@@ -916,11 +916,15 @@ test_links_refused(void **state)
 	assert_int_equal(mt_link("/f", "/d"), EEXIST);
 	assert_int_equal(mt_link("/missing", "/x"), ENOENT);
 	assert_int_equal(mt_free(ino), EINVAL); /* named: not an orphan */
+	mt_get("/f")->ctime_ns = 1;
 	assert_int_equal(mt_link("/f", "/d/g"), 0);
 	assert_int_equal(mt_get("/f")->nlink, 2);
+	assert_true(mt_get("/f")->ctime_ns > 1); /* link changes the inode */
 	assert_int_equal(mt_get("/d")->dir->nsubdirs, 0);
+	mt_get("/f")->ctime_ns = 1;
 	assert_int_equal(mt_unlink("/f"), 0);
 	assert_int_equal(mt_get("/d/g")->nlink, 1);
+	assert_true(mt_get("/d/g")->ctime_ns > 1); /* so does an unlink */
 	assert_int_equal(mt_unlink("/d/g"), 0);
 	assert_null(mgr_ns_get(ino));
 	assert_int_equal(mgr_ns_orphan_count(), 0);

@@ -91,6 +91,8 @@ int pvfs_lchown(const char *path, uid_t owner, gid_t group);
 
 int pvfs_unlink(const char *path);
 int pvfs_rename(const char *oldpath, const char *newpath);
+/* A hard link (newpath must not exist; not for directories). */
+int pvfs_link(const char *oldpath, const char *newpath);
 int pvfs_mkdir(const char *path, mode_t mode);
 int pvfs_rmdir(const char *path);
 /* FIFOs, sockets and (for root) device nodes are names here; their I/O

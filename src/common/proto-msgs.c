@@ -146,6 +146,14 @@ static const struct pvfs_field mgr_rename_req_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field mgr_lease_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_lease_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_lease_req, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_lease_req, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_lease_req, hold),
+	PVFS_FEND
+};
+
 static const struct pvfs_field mgr_readdir_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_readdir_req, cred),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_readdir_req, ino),
@@ -513,6 +521,8 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_MODIFIED, mgr_modified_req_f, struct pvfs_mgr_modified_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
 	MSG(PVFS_MGR_SYMLINK, mgr_symlink_req_f, struct pvfs_mgr_symlink_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
 	MSG(PVFS_MGR_READLINK, mgr_path_req_f, struct pvfs_mgr_path_req, mgr_readlink_rep_f, struct pvfs_mgr_readlink_rep),
+	MSG(PVFS_MGR_LINK, mgr_rename_req_f, struct pvfs_mgr_rename_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
+	MSG(PVFS_MGR_LEASE, mgr_lease_req_f, struct pvfs_mgr_lease_req, none_f, struct pvfs_none),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

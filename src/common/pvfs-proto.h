@@ -86,6 +86,8 @@ enum pvfs_op {
 	PVFS_MGR_MODIFIED, /* a writer's report: set-id bits cleared, truncate's times */
 	PVFS_MGR_SYMLINK,  /* make a symbolic link */
 	PVFS_MGR_READLINK, /* a symbolic link's text */
+	PVFS_MGR_LINK,     /* a hard link: from (existing) to (new); rename_req */
+	PVFS_MGR_LEASE,    /* take or drop an open file's lease (open-unlinked files) */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -272,15 +274,29 @@ struct pvfs_mgr_rename_req {
 	char from[PVFS_PATH_MAX + 1];
 	char to[PVFS_PATH_MAX + 1];
 };
+/* LEASE: the connection holds (hold = 1) or no longer holds (0) the file
+ * open, once per open; 2 drops it as a lost connection does, with a
+ * grace (a process that forked: the child takes its own).  While a lease is held, the file outlives its last
+ * name (an orphan: GETATTR by inode still answers, with nlink 0) and its
+ * stripes stay; after the last lease the mgr removes them itself.  A
+ * dropped connection loses its leases; the client takes them again on a
+ * new one (doc/design.md: open-unlinked files).  ENOENT or ESTALE (gen is
+ * not the file's): the file is gone. */
+struct pvfs_mgr_lease_req {
+	struct pvfs_cred cred;
+	uint64_t ino, gen;
+	uint32_t hold;
+};
 struct pvfs_mgr_readdir_req {
 	struct pvfs_cred cred;
 	uint64_t ino;    /* the directory */
 	uint64_t cookie; /* 0 = from the start */
 	uint32_t max;    /* at most this many entries (<= PVFS_READDIR_MAX) */
 };
-/* OPEN, STAT, GETATTR, TRUNCATE, UNLINK, RENAME, MKDIR, SETATTR.  For UNLINK
- * and RENAME, cap.rights has PVFS_R_REMOVE when a file's last name went
- * away: the client must then remove its stripes from every iod. */
+/* OPEN, STAT, GETATTR, TRUNCATE, UNLINK, RENAME, MKDIR, SETATTR, LINK.  For
+ * UNLINK and RENAME, cap.rights has PVFS_R_REMOVE when a file's last name
+ * went away and no lease holds it: the client must then remove its
+ * stripes from every iod. */
 struct pvfs_mgr_attrcap_rep {
 	struct pvfs_attr attr;
 	struct pvfs_cap cap;

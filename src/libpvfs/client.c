@@ -62,6 +62,7 @@ client_atfork_prepare(void)
 	pthread_mutex_lock(&client_lock);
 	pvfs_fdtab_atfork_prepare();
 	pvfs_file_atfork_prepare();
+	pvfs_lease_atfork_prepare();
 	pvfs_conn_atfork_prepare();
 }
 
@@ -69,6 +70,7 @@ static void
 client_atfork_parent(void)
 {
 	pvfs_conn_atfork_parent();
+	pvfs_lease_atfork_parent();
 	pvfs_file_atfork_parent();
 	pvfs_fdtab_atfork_parent();
 	pthread_mutex_unlock(&client_lock);
@@ -78,6 +80,7 @@ static void
 client_atfork_child(void)
 {
 	pvfs_conn_atfork_child();
+	pvfs_lease_atfork_child();
 	pvfs_file_atfork_child();
 	pvfs_fdtab_atfork_child();
 	pthread_mutex_unlock(&client_lock);

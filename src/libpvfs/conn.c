@@ -29,6 +29,8 @@ static uint32_t conn_reqid_ctr;
 static struct pvfs_socket_hooks conn_hooks;
 
 static void conn_pool_own(struct conn_pool *p, pid_t pid);
+static int conn_new(struct conn_pool *p, const char *host, uint16_t port,
+    int timeout_ms, struct pvfs_conn **out);
 
 void
 pvfs_conn_atfork_prepare(void)
@@ -217,7 +219,6 @@ pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 	struct pvfs_conn *c;
 	uint16_t port;
 	uint64_t who = p->ident ? pvfs_auth_who() : 0;
-	int fd;
 
 	while ((c = conn_pop(p, host, &port)) != NULL) {
 		/* Made for another identity (setuid since): the mgr would act
@@ -229,6 +230,31 @@ pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 		}
 		pvfs_conn_close(c);
 	}
+	return conn_new(p, host, port, timeout_ms, out);
+}
+
+/* A connection of the caller's own, never from the pool (lease.c). */
+int
+pvfs_conn_new(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
+{
+	char host[PVFS_HOST_MAX + 1];
+	uint16_t port;
+
+	pthread_mutex_lock(&conn_lock);
+	memcpy(host, p->host, sizeof(p->host));
+	port = p->port;
+	pthread_mutex_unlock(&conn_lock);
+	return conn_new(p, host, port, timeout_ms, out);
+}
+
+static int
+conn_new(struct conn_pool *p, const char *host, uint16_t port, int timeout_ms,
+    struct pvfs_conn **out)
+{
+	struct pvfs_conn *c;
+	uint64_t who = p->ident ? pvfs_auth_who() : 0;
+	int fd;
+
 	if ((fd = conn_connect(p, host, port, timeout_ms)) == -1)
 		return -1;
 	if (p->pin_fs && conn_check_fs(p, fd, timeout_ms) != 0) {
@@ -450,8 +476,21 @@ conn_exchange(struct pvfs_conn *c, const struct pvfs_buf *out, uint16_t op,
 	return rc;
 }
 
+/* Is a connection with no request outstanding still open? */
+int
+pvfs_conn_idle_alive(int fd)
+{
+	return conn_alive(fd);
+}
+
 int
 pvfs_conn_call_fd(int fd, uint16_t op, const void *req, void *rep, int timeout_ms)
+{
+	return pvfs_conn_call(fd, op, req, rep, timeout_ms) == 0 ? 0 : -1;
+}
+
+int
+pvfs_conn_call(int fd, uint16_t op, const void *req, void *rep, int timeout_ms)
 {
 	struct pvfs_conn c = { .fd = fd };
 	struct pvfs_buf out;
@@ -468,7 +507,7 @@ pvfs_conn_call_fd(int fd, uint16_t op, const void *req, void *rep, int timeout_m
 	saved = errno;
 	pvfs_buf_free(&out);
 	errno = saved;
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* One attempt.  *stale is set when a pooled connection turned out dead
@@ -508,6 +547,7 @@ pvfs_conn_rpc(struct client_fs *fs, uint16_t op, const void *req, void *rep)
 	uint32_t reqid = pvfs_conn_next_reqid();
 	int rc, stale, saved;
 
+	pvfs_lease_check(fs);
 	pvfs_buf_init(&out);
 	if ((rc = pvfs_frame_encode(&out, op, reqid, 0, 0, req)) != 0) {
 		pvfs_buf_free(&out);

@@ -484,11 +484,13 @@ pvfs_unlink(const char *path)
 	return 0;
 }
 
-int
-pvfs_rename(const char *oldpath, const char *newpath)
+/* RENAME and LINK: two paths, each walked through its links; a local
+ * destination is another file system (EXDEV). */
+static int
+meta_pair(uint16_t op, const char *oldpath, const char *newpath,
+    struct pvfs_mgr_attrcap_rep *rep, struct client_fs **fs)
 {
 	struct pvfs_mgr_rename_req req;
-	struct pvfs_mgr_attrcap_rep rep;
 	struct pvfs_walk w;
 
 	/* Both names are read before either is looked up, as the kernel
@@ -498,15 +500,37 @@ pvfs_rename(const char *oldpath, const char *newpath)
 		return -1;
 	}
 	memset(&req, 0, sizeof(req));
-	/* A local destination is another file system (EXDEV). */
-	pvfs_walk_init(&w, PVFS_MGR_RENAME, &req, &req.cred, oldpath, req.from,
-	    &rep);
+	pvfs_walk_init(&w, op, &req, &req.cred, oldpath, req.from, rep);
 	w.path[1] = newpath;
 	w.inner[1] = req.to;
 	if (pvfs_walk_rpc(&w) != 0)
 		return -1;
-	meta_drop_stripes(w.fs, &rep);
+	*fs = w.fs;
 	return 0;
+}
+
+int
+pvfs_rename(const char *oldpath, const char *newpath)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (meta_pair(PVFS_MGR_RENAME, oldpath, newpath, &rep, &fs) != 0)
+		return -1;
+	meta_drop_stripes(fs, &rep);
+	return 0;
+}
+
+/* A hard link; newpath must not exist.  The mgr refuses directories
+ * (EPERM) as Linux does, and links a last link itself, not its target
+ * (link(2) without AT_SYMLINK_FOLLOW). */
+int
+pvfs_link(const char *oldpath, const char *newpath)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	return meta_pair(PVFS_MGR_LINK, oldpath, newpath, &rep, &fs);
 }
 
 int

@@ -108,8 +108,25 @@ pvfs_file_close(struct pvfs_file *f)
 	if (f->next != NULL)
 		f->next->prev = f->prev;
 	pthread_mutex_unlock(&pfile_lock);
+	if (f->leased)
+		pvfs_lease_drop(f->fs, f->ino);
 	pthread_mutex_destroy(&f->cap_lock);
 	free(f);
+}
+
+/* A regular file's data lives while it is open here, named or not. */
+static int
+pfile_lease(struct pvfs_file *f)
+{
+	if (!S_ISREG(f->mode))
+		return 0;
+	if (pvfs_lease_take(f->fs, f->ino, f->cap.gen) != 0) {
+		if (errno == ESTALE)
+			errno = ENOENT;
+		return -1;
+	}
+	f->leased = 1;
+	return 0;
 }
 
 void
@@ -240,6 +257,10 @@ pvfs_file_open(const char *path, int flags, mode_t mode,
 		return NULL;
 	}
 	f = pfile_new(w.fs, rep.attr.ino, rep.attr.mode, flags, &rep.cap);
+	if (f != NULL && pfile_lease(f) != 0) {
+		pvfs_file_close(f);
+		return NULL;
+	}
 	/* A file this open created has no stripes to cut: creating one
 	 * needs the mgr alone, so an iod down or refusing cannot leave a
 	 * new name behind a failed open. */
@@ -293,6 +314,7 @@ pvfs_file_import(const char *path, const void *buf, size_t len)
 	char inner[PVFS_PATH_MAX + 1];
 	struct pfile_export e;
 	struct client_fs *fs;
+	struct pvfs_file *f;
 
 	if (len < sizeof(e)) {
 		errno = EINVAL;
@@ -305,7 +327,14 @@ pvfs_file_import(const char *path, const void *buf, size_t len)
 	}
 	if (pvfs_client_resolve(path, &fs, inner) != 0)
 		return NULL;
-	return pfile_new(fs, e.ino, e.mode, e.flags, &e.cap);
+	/* The exporter's lease went with its connection at exec; the mgr's
+	 * grace period keeps the file for this one. */
+	if ((f = pfile_new(fs, e.ino, e.mode, e.flags, &e.cap)) != NULL &&
+	    pfile_lease(f) != 0) {
+		pvfs_file_close(f);
+		return NULL;
+	}
+	return f;
 }
 
 /* ---- data ---- */

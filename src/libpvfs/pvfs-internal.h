@@ -62,6 +62,8 @@ void pvfs_conn_pool_init(struct conn_pool *p, const char *host, uint16_t port);
 int pvfs_conn_pool_set_addr(struct conn_pool *p, const char *host, uint16_t port);
 /* An idle live connection or a new one; 0 or -1 with errno. */
 int pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
+/* A new connection that is not the pool's to hand out again. */
+int pvfs_conn_new(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out);
 /* Give back a connection whose last exchange completed cleanly. */
 void pvfs_conn_release(struct conn_pool *p, struct pvfs_conn *c);
 /* Close a connection that saw any error; it is never reused. */
@@ -70,6 +72,12 @@ void pvfs_conn_close(struct pvfs_conn *c);
  * with errno. */
 int pvfs_conn_call_fd(int fd, uint16_t op, const void *req, void *rep,
     int timeout_ms);
+/* The same, telling a refusal from a failure: 0, 1 (the peer's status in
+ * errno) or -1 (the connection failed). */
+int pvfs_conn_call(int fd, uint16_t op, const void *req, void *rep,
+    int timeout_ms);
+/* Is an idle connection (no request outstanding) still open? */
+int pvfs_conn_idle_alive(int fd);
 uint32_t pvfs_conn_next_reqid(void);
 /* Wait for events on fd until deadline_ms (monotonic); 0 or -1/ETIMEDOUT. */
 int pvfs_conn_wait(int fd, short events, int64_t deadline_ms);
@@ -115,6 +123,7 @@ struct client_fs {
 	uint32_t default_ssize;
 	uint32_t niods;
 	struct conn_pool *iods;
+	struct pvfs_conn *lease_conn; /* lease.c: holds this process's leases */
 };
 
 /* Map a path to its file system and the path inside it (written to inner,
@@ -221,6 +230,7 @@ struct pvfs_file {
 	pthread_mutex_t cap_lock;
 	struct pvfs_cap cap;
 	struct pvfs_file *prev, *next; /* every live file, for fork */
+	int leased;               /* lease.c holds a lease for it */
 };
 
 /* Snapshot of f's capability for the I/O engine. */
@@ -241,6 +251,14 @@ ssize_t pvfs_file_segs(struct pvfs_file *f, int write,
     int iovcnt);
 /* Host O_* access mode and flags to PVFS_OF_*. */
 uint32_t pvfs_file_wire_flags(int flags);
+/* ---- lease.c: open files outlive their names (doc/design.md) ---- */
+int pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen);
+void pvfs_lease_drop(struct client_fs *fs, uint64_t ino);
+void pvfs_lease_check(struct client_fs *fs);
+void pvfs_lease_atfork_prepare(void);
+void pvfs_lease_atfork_parent(void);
+void pvfs_lease_atfork_child(void);
+
 void pvfs_file_atfork_prepare(void);
 void pvfs_file_atfork_parent(void);
 void pvfs_file_atfork_child(void);

@@ -7,6 +7,7 @@ libpvfs_mgr_la_SOURCES = \
 	src/mgr/mgr.h src/mgr/mgr-server.c src/mgr/mgr-conn.c src/mgr/mgr-ops.c \
 	src/mgr/mgr-auth.c src/mgr/mgr-perm.c src/mgr/mgr-ns.c \
 	src/mgr/mgr-record.c src/mgr/mgr-journal.c src/mgr/mgr-load.c \
-	src/mgr/mgr-backup.c src/mgr/mgr-admin.c src/mgr/mgr-iods.c
+	src/mgr/mgr-backup.c src/mgr/mgr-admin.c src/mgr/mgr-iods.c \
+	src/mgr/mgr-lease.c
 pvfs_mgr_SOURCES = src/mgr/mgr.c
 pvfs_mgr_LDADD = libpvfs-mgr.la libpvfs-daemon.la libpvfs-common.la

@@ -363,7 +363,8 @@ mgr_conn_activity(const struct dconn *dc, struct dconn_activity *a)
 	a->in_frame = c->dc.frame_start > 0;
 	a->at_rest = c->state == MGR_CONN_HDR && c->in_off == c->in_len &&
 	    mgr_conn_unsent(c) == 0;
-	a->ours = c->held;
+	/* A client holding files open may be idle for hours. */
+	a->ours = c->held || c->nleases != 0;
 }
 
 static int
@@ -390,6 +391,7 @@ mgr_conn_release(struct dconn *dc)
 		TAILQ_REMOVE(&conn_held, c, held_entry);
 	if (c->ready)
 		TAILQ_REMOVE(&conn_ready, c, ready_entry);
+	mgr_lease_conn_gone(c);
 	free(c->in);
 	pvfs_buf_free(&c->out);
 }

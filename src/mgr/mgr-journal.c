@@ -183,18 +183,42 @@ jr_snap_root(struct jr_snap *s, struct mgr_rec *r, const struct mgr_inode *in)
 	jr_snap_add(s, r);
 }
 
-/* One inode as the record that recreates it, with its current attributes;
- * parents' times are left alone (time 0) since they have their own. */
+/* A file's later name as a LINK record in its directory's cookie order;
+ * the inode's own times are set by its create, before. */
 static int
-jr_snap_emit(const struct mgr_inode *in, void *arg)
+jr_snap_link(struct jr_snap *s, const struct mgr_inode *in,
+    const struct mgr_dirent *de)
+{
+	struct mgr_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_LINK;
+	r.parent = de->parent->ino;
+	r.ino = in->ino;
+	r.cookie = de->cookie;
+	r.name = de->name;
+	r.namelen = de->namelen;
+	jr_snap_add(s, &r);
+	return s->batch.buf.len >= JR_SNAP_CHUNK ? jr_snap_flush(s) : 0;
+}
+
+/* One inode as the record that recreates it, with its current attributes,
+ * at the first of its names met (de; NULL for the root, and for an orphan,
+ * which an ORPHAN record recreates); parents' times are left alone (time
+ * 0) since they have their own. */
+static int
+jr_snap_emit_name(const struct mgr_inode *in, const struct mgr_dirent *de,
+    int first, void *arg)
 {
 	struct jr_snap *s = arg;
 	struct mgr_rec r;
 
+	if (!first)
+		return jr_snap_link(s, in, de);
 	memset(&r, 0, sizeof(r));
-	r.type = in->de == NULL ? MGR_REC_SETATTR : in->dir ? MGR_REC_MKDIR :
-	    MGR_IS_REG(in) ? MGR_REC_CREATE : MGR_IS_LNK(in) ? MGR_REC_SYMLINK :
-	    MGR_REC_MKNOD;
+	r.type = in->orphan ? MGR_REC_ORPHAN : de == NULL ? MGR_REC_SETATTR :
+	    in->dir ? MGR_REC_MKDIR : MGR_IS_REG(in) ? MGR_REC_CREATE :
+	    MGR_IS_LNK(in) ? MGR_REC_SYMLINK : MGR_REC_MKNOD;
 	r.target = in->target;
 	r.targetlen = in->targetlen;
 	r.mask = MGR_REC_ALL;
@@ -212,15 +236,15 @@ jr_snap_emit(const struct mgr_inode *in, void *arg)
 		r.mode = in->mode;
 		r.rdev = in->rdev;
 	}
-	if (in->de != NULL) {
-		r.parent = in->de->parent->ino;
-		r.cookie = in->de->cookie;
-		r.name = in->de->name;
-		r.namelen = in->de->namelen;
+	if (de != NULL) {
+		r.parent = de->parent->ino;
+		r.cookie = de->cookie;
+		r.name = de->name;
+		r.namelen = de->namelen;
 	}
 	if (in->dir != NULL)
 		r.next_cookie = in->dir->next_cookie;
-	if (in->de == NULL)
+	if (r.type == MGR_REC_SETATTR)
 		jr_snap_root(s, &r, in);
 	else
 		jr_snap_add(s, &r);
@@ -229,12 +253,19 @@ jr_snap_emit(const struct mgr_inode *in, void *arg)
 }
 
 static int
+jr_snap_orphan(struct mgr_inode *in, void *arg)
+{
+	return jr_snap_emit_name(in, NULL, 1, arg);
+}
+
+static int
 jr_snap_write(struct jr_snap *s, uint64_t fsid, uint64_t gen)
 {
 	struct mgr_rec end;
 
 	if ((s->salt = jr_write_hdr(s->fd, 1, fsid, gen)) == 0 ||
-	    mgr_ns_walk(jr_snap_emit, s) != 0)
+	    mgr_ns_walk_names(jr_snap_emit_name, s) != 0 ||
+	    mgr_ns_walk_orphans(jr_snap_orphan, s) != 0)
 		return -1;
 	memset(&end, 0, sizeof(end));
 	end.type = MGR_REC_END;

@@ -596,7 +596,8 @@ mgr_load_report_lost(struct mgr_load *l, const struct mgr_rec *r, int err)
 		[MGR_REC_RMDIR] = "rmdir of", [MGR_REC_RENAME] = "rename of",
 		[MGR_REC_SETATTR] = "attribute change of",
 		[MGR_REC_SYMLINK] = "symbolic link",
-		[MGR_REC_MKNOD] = "special file" };
+		[MGR_REC_MKNOD] = "special file",
+		[MGR_REC_LINK] = "link" };
 	char dir[PATH_MAX];
 
 	l->lost++;
@@ -606,13 +607,15 @@ mgr_load_report_lost(struct mgr_load *l, const struct mgr_rec *r, int err)
 		return;
 	}
 	if ((r->type < MGR_REC_CREATE || r->type > MGR_REC_RENAME) &&
-	    r->type != MGR_REC_MKNOD && r->type != MGR_REC_SYMLINK)
+	    r->type != MGR_REC_MKNOD && r->type != MGR_REC_SYMLINK &&
+	    r->type != MGR_REC_LINK)
 		return;
 	load_ino_path(r->parent, dir, sizeof(dir));
 	fprintf(l->report, "lost: %s %s%s%.*s", what[r->type], dir,
 	    strcmp(dir, "/") == 0 ? "" : "/", (int)r->namelen, r->name);
 	if (r->type == MGR_REC_CREATE || r->type == MGR_REC_MKDIR ||
-	    r->type == MGR_REC_MKNOD || r->type == MGR_REC_SYMLINK)
+	    r->type == MGR_REC_MKNOD || r->type == MGR_REC_SYMLINK ||
+	    r->type == MGR_REC_LINK)
 		fprintf(l->report, " (inode %" PRIu64 ")", r->ino);
 	if (r->type == MGR_REC_RENAME) {
 		load_ino_path(r->parent2, dir, sizeof(dir));

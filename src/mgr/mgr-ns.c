@@ -24,6 +24,8 @@ static struct mgr_dirent **ns_dtab;  /* (parent, name) hash buckets */
 static size_t ns_dmask, ns_dcount;
 static struct mgr_inode *ns_root;
 static uint64_t ns_next_ino = NS_ROOT_INO + 1;
+static TAILQ_HEAD(, mgr_inode) ns_orphans = TAILQ_HEAD_INITIALIZER(ns_orphans);
+static uint64_t ns_norphans;
 static uint8_t ns_key[PVFS_SIPHASH_KEY_LEN]; /* the name hash's, per run */
 
 static size_t
@@ -157,6 +159,10 @@ mgr_ns_inode_new(uint64_t ino, uint32_t mode)
 static void
 mgr_ns_inode_free(struct mgr_inode *in)
 {
+	if (in->orphan) {
+		TAILQ_REMOVE(&ns_orphans, in, oentry);
+		ns_norphans--;
+	}
 	mgr_ns_itab_del(in);
 	if (in->dir != NULL)
 		free(in->dir->slots);
@@ -182,12 +188,16 @@ void
 mgr_ns_free(void)
 {
 	struct mgr_inode *in, *next;
+	struct mgr_dirent *de;
 	size_t i;
 
 	for (i = 0; ns_itab != NULL && i <= ns_imask; i++) {
 		for (in = ns_itab[i]; in != NULL; in = next) {
 			next = in->hnext;
-			free(in->de);
+			while ((de = in->de) != NULL) {
+				in->de = de->lnext;
+				free(de);
+			}
 			if (in->dir != NULL)
 				free(in->dir->slots);
 			free(in->dir);
@@ -201,6 +211,8 @@ mgr_ns_free(void)
 	ns_dtab = NULL;
 	ns_root = NULL;
 	ns_icount = ns_dcount = 0;
+	TAILQ_INIT(&ns_orphans);
+	ns_norphans = 0;
 	ns_next_ino = NS_ROOT_INO + 1; /* for the next mgr_ns_init() */
 }
 
@@ -314,7 +326,7 @@ mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a)
 		a->nlink = 1;
 		a->size = in->targetlen;
 	} else {
-		a->nlink = 1;
+		a->nlink = in->nlink;
 		a->dist = in->dist;
 	}
 }
@@ -495,7 +507,7 @@ static int
 mgr_ns_link(struct mgr_inode *dir, const char *name, size_t len,
     struct mgr_inode *in, uint64_t cookie)
 {
-	struct mgr_dirent *de = mgr_ns_calloc(1, sizeof(*de) + len + 1);
+	struct mgr_dirent *de = mgr_ns_calloc(1, sizeof(*de) + len + 1), **pp;
 	size_t b;
 	int rc;
 
@@ -514,7 +526,12 @@ mgr_ns_link(struct mgr_inode *dir, const char *name, size_t len,
 	de->hnext = ns_dtab[b];
 	ns_dtab[b] = de;
 	ns_dcount++;
-	in->de = de;
+	/* The first name stays first: it is the one snapshots create. */
+	pp = &in->de;
+	while (*pp != NULL)
+		pp = &(*pp)->lnext;
+	*pp = de;
+	in->nlink++;
 	if (in->dir != NULL)
 		dir->dir->nsubdirs++;
 	return 0;
@@ -523,14 +540,37 @@ mgr_ns_link(struct mgr_inode *dir, const char *name, size_t len,
 static void
 mgr_ns_unlink(struct mgr_dirent *de)
 {
-	struct mgr_inode *dir = de->parent;
+	struct mgr_inode *dir = de->parent, *in = de->inode;
+	struct mgr_dirent **pp = &in->de;
 
 	mgr_ns_dtab_del(de);
 	mgr_ns_dir_remove(dir, de);
-	if (de->inode->dir != NULL)
+	if (in->dir != NULL)
 		dir->dir->nsubdirs--;
-	de->inode->de = NULL;
+	while (*pp != de)
+		pp = &(*pp)->lnext;
+	*pp = de->lnext;
+	in->nlink--;
 	free(de);
+}
+
+/* A name of in went at time t: its ctime changes while it has others;
+ * after the last, it goes too, unless an ORPHAN record asked to keep it
+ * for the descriptors that have it open. */
+static void
+mgr_ns_drop(struct mgr_inode *in, int64_t t)
+{
+	if (t != 0)
+		in->ctime_ns = t;
+	if (in->de != NULL)
+		return;
+	if (in->dir == NULL && in->keep) {
+		in->orphan = 1;
+		TAILQ_INSERT_TAIL(&ns_orphans, in, oentry);
+		ns_norphans++;
+		return;
+	}
+	mgr_ns_inode_free(in);
 }
 
 uint32_t
@@ -637,7 +677,7 @@ mgr_ns_apply_remove(const struct mgr_rec *r)
 	if (r->type == MGR_REC_RMDIR && in->dir->nlive != 0)
 		return ENOTEMPTY;
 	mgr_ns_unlink(de);
-	mgr_ns_inode_free(in);
+	mgr_ns_drop(in, r->time);
 	mgr_ns_touch_parent(dir, r->time);
 	return 0;
 }
@@ -684,7 +724,7 @@ mgr_ns_apply_rename(const struct mgr_rec *r)
 	if (dst != NULL) {
 		old = dst->inode;
 		mgr_ns_unlink(dst);
-		mgr_ns_inode_free(old);
+		mgr_ns_drop(old, r->time);
 	}
 	mgr_ns_unlink(src);
 	if ((rc = mgr_ns_link(to, r->name2, r->namelen2, in, 0)) != 0)
@@ -718,6 +758,74 @@ mgr_ns_apply_setattr(const struct mgr_rec *r)
 	}
 	if (r->mask & MGR_REC_CTIME)
 		in->ctime_ns = r->ctime_ns;
+	return 0;
+}
+
+/* Another name for a file: what Linux refuses is checked by the caller;
+ * this keeps a bad record from making a directory hard link. */
+static int
+mgr_ns_apply_link(const struct mgr_rec *r)
+{
+	struct mgr_inode *dir = mgr_ns_get(r->parent), *in = mgr_ns_get(r->ino);
+	int rc;
+
+	if (dir == NULL || dir->dir == NULL)
+		return ENOTDIR;
+	if (in == NULL)
+		return ENOENT;
+	if (in->dir != NULL || in->de == NULL)
+		return EPERM; /* a directory, the root, or an orphan */
+	if (mgr_ns_lookup(dir, r->name, r->namelen) != NULL)
+		return EEXIST;
+	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0)
+		return rc;
+	if (r->time != 0)
+		in->ctime_ns = r->time;
+	mgr_ns_touch_parent(dir, r->time);
+	return 0;
+}
+
+/* A file is to outlive its last name.  Live, the file exists and keep is
+ * set before the record that removes the name; in a snapshot, the orphan
+ * has no name and the record recreates it from its attributes. */
+static int
+mgr_ns_apply_orphan(const struct mgr_rec *r)
+{
+	struct mgr_inode *in = mgr_ns_get(r->ino);
+
+	if (in != NULL) {
+		if (in->dir != NULL || in->de == NULL)
+			return EINVAL;
+		in->keep = 1;
+		return 0;
+	}
+	if (r->ino <= NS_ROOT_INO)
+		return EINVAL;
+	in = mgr_ns_inode_new(r->ino, S_IFREG | (r->mode & 07777));
+	in->uid = r->uid;
+	in->gid = r->gid;
+	in->atime_ns = r->atime_ns;
+	in->mtime_ns = r->mtime_ns;
+	in->ctime_ns = r->ctime_ns;
+	in->mset_ns = r->mset_ns;
+	in->dist = r->dist;
+	in->gen = r->gen;
+	in->keep = 1;
+	mgr_ns_drop(in, 0);
+	return 0;
+}
+
+/* The orphan's stripes are gone from the iods. */
+static int
+mgr_ns_apply_free(const struct mgr_rec *r)
+{
+	struct mgr_inode *in = mgr_ns_get(r->ino);
+
+	if (in == NULL)
+		return ENOENT;
+	if (!in->orphan)
+		return EINVAL;
+	mgr_ns_inode_free(in);
 	return 0;
 }
 
@@ -755,22 +863,34 @@ mgr_ns_apply(const struct mgr_rec *r)
 		return mgr_ns_apply_rename(r);
 	case MGR_REC_SETATTR:
 		return mgr_ns_apply_setattr(r);
+	case MGR_REC_LINK:
+		return mgr_ns_apply_link(r);
+	case MGR_REC_ORPHAN:
+		return mgr_ns_apply_orphan(r);
+	case MGR_REC_FREE:
+		return mgr_ns_apply_free(r);
 	}
 	return EINVAL;
 }
 
 /* ---- snapshot walk ---- */
 
-/* Breadth first over directories so every parent precedes its children;
- * an explicit queue because renames allow trees deeper than any stack. */
+/* Breadth first over directories so every parent precedes its children,
+ * each directory's names in cookie order; fn sees every name, with first
+ * set at the first name of its inode met (a file's later names are hard
+ * links).  An explicit queue because renames allow trees deeper than any
+ * stack. */
 int
-mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg)
+mgr_ns_walk_names(int (*fn)(const struct mgr_inode *, const struct mgr_dirent *,
+    int, void *), void *arg)
 {
-	struct mgr_inode **q = NULL, *dir;
+	static uint64_t walk_gen;
+	struct mgr_inode **q = NULL, *dir, *in;
 	size_t head = 0, tail = 0, cap = 0;
 	uint32_t i;
-	int rc = fn(ns_root, arg);
+	int rc = fn(ns_root, NULL, 1, arg), first;
 
+	walk_gen++;
 	for (dir = ns_root; rc == 0 && dir != NULL;
 	    dir = head < tail ? q[head++] : NULL) {
 		for (i = 0; rc == 0 && i < dir->dir->nslots; i++) {
@@ -778,16 +898,62 @@ mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg)
 
 			if (de == NULL)
 				continue;
-			if ((rc = fn(de->inode, arg)) != 0 || de->inode->dir == NULL)
+			in = de->inode;
+			first = in->nlink <= 1 || in->walk_gen != walk_gen;
+			in->walk_gen = walk_gen;
+			if ((rc = fn(in, de, first, arg)) != 0 || in->dir == NULL)
 				continue;
 			if (tail == cap) {
 				cap = cap ? cap * 2 : 64;
 				if ((q = realloc(q, cap * sizeof(*q))) == NULL)
 					pvfs_fatal("out of memory (snapshot queue)");
 			}
-			q[tail++] = de->inode;
+			q[tail++] = in;
 		}
 	}
 	free(q);
 	return rc;
+}
+
+struct ns_walk1 {
+	int (*fn)(const struct mgr_inode *, void *);
+	void *arg;
+};
+
+static int
+mgr_ns_walk_one(const struct mgr_inode *in, const struct mgr_dirent *de,
+    int first, void *arg)
+{
+	struct ns_walk1 *w = arg;
+
+	(void)de;
+	return first ? w->fn(in, w->arg) : 0;
+}
+
+int
+mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg)
+{
+	struct ns_walk1 w = { fn, arg };
+
+	return mgr_ns_walk_names(mgr_ns_walk_one, &w);
+}
+
+int
+mgr_ns_walk_orphans(int (*fn)(struct mgr_inode *, void *), void *arg)
+{
+	struct mgr_inode *in, *next;
+	int rc;
+
+	for (in = TAILQ_FIRST(&ns_orphans); in != NULL; in = next) {
+		next = TAILQ_NEXT(in, oentry);
+		if ((rc = fn(in, arg)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+uint64_t
+mgr_ns_orphan_count(void)
+{
+	return ns_norphans;
 }

@@ -16,6 +16,7 @@
 
 #include "mgr.h"
 
+#define OP_LINK_MAX 65000 /* names one file may have (ext4's limit): EMLINK */
 #define OP_FFREE (1ull << 40) /* inodes the mgr offers; numbers are 64-bit, never exhausted */
 
 static union {
@@ -34,6 +35,7 @@ static union {
 	struct pvfs_mgr_mknod_req mknod;
 	struct pvfs_mgr_modified_req modified;
 	struct pvfs_mgr_symlink_req symlink;
+	struct pvfs_mgr_lease_req lease;
 } op_req;
 
 static union {
@@ -588,9 +590,12 @@ mgr_op_unlink(struct mgr_conn *c, void *rq, void *rp)
 		return rc;
 	if (p.ino->dir != NULL)
 		return EISDIR;
-	/* The inode is gone after the record applies: describe it first. */
-	mgr_op_attrcap(p.ino, PVFS_R_REMOVE, rep);
-	rep->attr.nlink = 0;
+	/* The inode may be gone after the record applies: describe it
+	 * first.  Its stripes go with its last name, unless it is open
+	 * somewhere: then the mgr removes them after the last close. */
+	mgr_op_attrcap(p.ino, p.ino->nlink == 1 && !mgr_lease_keep(p.ino) ?
+	    PVFS_R_REMOVE : PVFS_R_SIZE, rep);
+	rep->attr.nlink = p.ino->nlink - 1;
 	mgr_ns_rec_new(&r, MGR_REC_UNLINK, &p, pvfs_now_ns());
 	r.ino = p.ino->ino;
 	mgr_journal_log(&r);
@@ -758,9 +763,10 @@ mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 		return rc;
 	if (d.ino != NULL && d.ino->dir != NULL && d.ino->dir->nlive != 0)
 		return ENOTEMPTY;
-	/* A replaced file's last name goes away: the client removes its
-	 * stripes with this capability. */
-	if (d.ino != NULL && (d.ino->mode & S_IFMT) == S_IFREG)
+	/* A replaced file's last name goes away, and it is open nowhere:
+	 * the client removes its stripes with this capability. */
+	if (d.ino != NULL && MGR_IS_REG(d.ino) && d.ino->nlink == 1 &&
+	    !mgr_lease_keep(d.ino))
 		mgr_op_cap(d.ino, PVFS_R_REMOVE, &rep->cap);
 	else
 		mgr_op_cap(s.ino, PVFS_R_SIZE, &rep->cap);
@@ -829,6 +835,40 @@ mgr_op_readlink(struct mgr_conn *c, void *rq, void *rp)
 		return EINVAL;
 	memcpy(rep->target, p.ino->target, p.ino->targetlen + 1u);
 	return 0;
+}
+
+/* ---- LINK ---- */
+
+/* In the order of Linux's linkat: the source's lookup, the new name's
+ * (EEXIST), then may_create, a directory (EPERM) and the link count. */
+static int
+mgr_op_link(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_rename_req *q = rq;
+	struct mgr_path s, d;
+	struct mgr_rec r;
+	int rc;
+
+	/* link(2) makes a name for a last link itself, not its target. */
+	if ((rc = mgr_op_existing(&q->cred, q->from, &s,
+	    MGR_WALK_NOFOLLOW)) != 0 ||
+	    (rc = mgr_op_resolve(&q->cred, q->to, &d, 1, MGR_WALK_PARENT,
+	    1)) != 0)
+		return rc;
+	if (d.special || d.ino != NULL)
+		return EEXIST;
+	if (d.slash)
+		return ENOENT; /* "new/": a directory that does not exist */
+	if (mgr_perm_check(&q->cred, d.dir, MGR_MAY_W | MGR_MAY_X) != 0)
+		return EACCES;
+	if (s.ino->dir != NULL)
+		return EPERM;
+	if (s.ino->nlink >= OP_LINK_MAX)
+		return EMLINK;
+	mgr_ns_rec_new(&r, MGR_REC_LINK, &d, pvfs_now_ns());
+	r.ino = s.ino->ino;
+	mgr_journal_log(&r);
+	return mgr_op_attrcap(s.ino, PVFS_R_SIZE, rp);
 }
 
 /* ---- READDIR ---- */
@@ -942,6 +982,8 @@ static const struct {
 	OP(PVFS_MGR_MODIFIED, mgr_op_modified, struct pvfs_mgr_modified_req),
 	OP(PVFS_MGR_SYMLINK, mgr_op_symlink, struct pvfs_mgr_symlink_req),
 	OP(PVFS_MGR_READLINK, mgr_op_readlink, struct pvfs_mgr_path_req),
+	OP(PVFS_MGR_LINK, mgr_op_link, struct pvfs_mgr_rename_req),
+	OP(PVFS_MGR_LEASE, mgr_lease_op, struct pvfs_mgr_lease_req),
 };
 
 void

@@ -87,6 +87,19 @@ static const struct pvfs_field rec_symlink_f[] = {
 	PVFS_FSREF(struct mgr_rec, target, targetlen, MGR_LINK_MAX), PVFS_FEND
 };
 
+/* Types added to format 2 (a directory written before them loads as it
+ * did; an older mgr refuses one that has them). */
+static const struct pvfs_field rec_link_f[] = {
+	REC_U64(parent), REC_U64(ino), REC_U64(cookie), REC_U64(time),
+	REC_NAME(name, namelen), PVFS_FEND
+};
+
+static const struct pvfs_field rec_orphan_f[] = {
+	REC_U64(ino), REC_U64(gen), REC_U32(mode), REC_U32(uid), REC_U32(gid),
+	REC_U64(atime_ns), REC_U64(mtime_ns), REC_U64(ctime_ns), REC_U64(mset_ns),
+	PVFS_FSUB(struct mgr_rec, dist, rec_dist_f), PVFS_FEND
+};
+
 /* The table of a record type in a format; NULL for an unknown type. */
 static const struct pvfs_field *
 mgr_record_table(int format, uint8_t type)
@@ -103,11 +116,16 @@ mgr_record_table(int format, uint8_t type)
 	case MGR_REC_SETATTR:
 		return rec_setattr_f;
 	case MGR_REC_END:
+	case MGR_REC_FREE:
 		return rec_end_f;
 	case MGR_REC_MKNOD:
 		return format >= 2 ? rec_mknod_f : NULL;
 	case MGR_REC_SYMLINK:
 		return format >= 2 ? rec_symlink_f : NULL;
+	case MGR_REC_LINK:
+		return format >= 2 ? rec_link_f : NULL;
+	case MGR_REC_ORPHAN:
+		return format >= 2 ? rec_orphan_f : NULL;
 	}
 	return NULL;
 }
@@ -146,6 +164,7 @@ mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r)
 	if (pvfs_fields_decode(c, f, r) != 0)
 		return -1;
 	if (r->type != MGR_REC_SETATTR && r->type != MGR_REC_END &&
+	    r->type != MGR_REC_ORPHAN && r->type != MGR_REC_FREE &&
 	    !mgr_record_name_ok(r->name, r->namelen))
 		return -1;
 	if (r->type == MGR_REC_RENAME && !mgr_record_name_ok(r->name2, r->namelen2))

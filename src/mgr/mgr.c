@@ -45,7 +45,7 @@ static struct {
 
 enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
 	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET, OPT_BACKUP, OPT_RESTORE,
-	OPT_SALVAGE, OPT_FSID, OPT_MAX_CONNS, OPT_MAKE_KEY };
+	OPT_SALVAGE, OPT_FSID, OPT_MAX_CONNS, OPT_MAKE_KEY, OPT_ORPHAN_GRACE };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -61,6 +61,7 @@ static const struct option mgr_longopts[] = {
 	{ "ssize", required_argument, NULL, OPT_SSIZE },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "max-conns-per-peer", required_argument, NULL, OPT_MAX_CONNS },
+	{ "orphan-grace", required_argument, NULL, OPT_ORPHAN_GRACE },
 	{ "socket", required_argument, NULL, 'u' },
 	{ "anonymous", required_argument, NULL, OPT_ANONYMOUS },
 	{ "munge", no_argument, NULL, OPT_MUNGE },
@@ -101,7 +102,7 @@ mgr_usage(FILE *f)
 	    "Usage: pvfs-mgr [-f] [-d METADIR] [-l HOST:PORT] [-t IODTAB] [-k KEYFILE]\n"
 	    "                [-p PIDFILE] [--port-file FILE] [-L LOGFILE] [-v LEVEL]\n"
 	    "                [--root-squash] [--ssize N] [-u SOCKET] [--fsid HEX]\n"
-	    "                [--idle-timeout S] [--max-conns-per-peer N]\n"
+	    "                [--idle-timeout S] [--max-conns-per-peer N] [--orphan-grace S]\n"
 	    "                [--anonymous nobody|refuse|trust] [--munge [--munge-socket P]]\n"
 	    "       pvfs-mgr -d METADIR --backup DEST | --restore BACKUP | --salvage DEST\n"
 	    "       pvfs-mgr --make-key FILE\n"
@@ -132,6 +133,9 @@ mgr_usage(FILE *f)
 	    "                       (TCP) may hold; more are closed at once\n"
 	    "                       (default: the descriptor limit / %d; 0 = no\n"
 	    "                       limit; root and the mgr's uid: no limit)\n"
+	    "      --orphan-grace S an open-unlinked file whose holder's connection\n"
+	    "                       dropped, or that a restart found, is freed after\n"
+	    "                       S seconds unless the holder returns (default %.0f)\n"
 	    "  -u, --socket PATH    also listen on this Unix socket; its clients are\n"
 	    "                       identified by the kernel (doc/security.md)\n"
 	    "      --anonymous P    TCP clients that did not authenticate act as\n"
@@ -155,9 +159,9 @@ mgr_usage(FILE *f)
 	    "\n"
 	    "Environment: PVFS_MGR_JOURNAL_MAX=BYTES checkpoints the journal once it\n"
 	    "passes BYTES (default 64 MiB).  PVFS_IDLE_TIMEOUT=S sets the default\n"
-	    "of --idle-timeout.\n",
+	    "of --idle-timeout, PVFS_MGR_ORPHAN_GRACE=S that of --orphan-grace.\n",
 	    MGR_DEFAULT_METADIR, MGR_DEFAULT_LISTEN, PVFS_DEFAULT_SSIZE,
-	    PVFS_IDLE_TIMEOUT_DEFAULT, PVFS_PEER_LIMIT_SHARE);
+	    PVFS_IDLE_TIMEOUT_DEFAULT, PVFS_PEER_LIMIT_SHARE, MGR_LEASE_GRACE);
 }
 
 static void
@@ -212,13 +216,28 @@ mgr_set_cmd(int cmd, const char *dir)
 	opt.cmd_dir = dir;
 }
 
+static int
+mgr_parse_grace(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*s == '\0' || *end != '\0' || !(v >= 0) || v > 86400)
+		return -1;
+	mgr_lease_set_grace(v);
+	return 0;
+}
+
 static void
 mgr_options(int argc, char **argv)
 {
-	const char *idle = NULL;
+	const char *idle = NULL, *s;
 	int ch;
 
 	mgr.ssize = PVFS_DEFAULT_SSIZE;
+	if ((s = getenv("PVFS_MGR_ORPHAN_GRACE")) != NULL && *s != '\0' &&
+	    mgr_parse_grace(s) != 0)
+		mgr_bad_usage("bad PVFS_MGR_ORPHAN_GRACE: %s", s);
 	while ((ch = getopt_long(argc, argv, "fd:l:t:k:p:L:v:u:hV", mgr_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
@@ -233,6 +252,10 @@ mgr_options(int argc, char **argv)
 		case OPT_ROOT_SQUASH: mgr.root_squash = 1; break;
 		case OPT_SSIZE: mgr.ssize = mgr_parse_ssize(optarg); break;
 		case OPT_IDLE_TIMEOUT: idle = optarg; break;
+		case OPT_ORPHAN_GRACE:
+			if (mgr_parse_grace(optarg) != 0)
+				mgr_bad_usage("bad --orphan-grace: %s", optarg);
+			break;
 		case OPT_MAX_CONNS:
 			if (pvfs_peer_limit_parse(optarg, &opt.max_conns) != 0)
 				mgr_bad_usage("bad --max-conns-per-peer: %s",
@@ -392,6 +415,7 @@ mgr_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 static void
 mgr_shutdown(void)
 {
+	mgr_lease_stop();
 	mgr_journal_commit();
 	mgr_iods_stop();
 	mgr_conn_close_all();
@@ -456,6 +480,7 @@ main(int argc, char **argv)
 		mgr_conn_listen_unix(mgr.unix_fd);
 	mgr_journal_start(mgr.loop, mgr_conn_release_all);
 	mgr_iods_start(mgr.loop);
+	mgr_lease_start(mgr.loop);
 	pvfs_publish(opt.pidfile, opt.portfile, mgr.bound_port);
 	pvfs_log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
 	mgr_auth_log_trust(mgr_keypath, opt.sock != NULL);

@@ -46,6 +46,12 @@ enum mgr_conn_state {
 	MGR_CONN_DRAIN, /* error or EOF: send what is queued, then close */
 };
 
+/* A file a connection holds open (mgr-lease.c), count times. */
+struct mgr_lease {
+	uint64_t ino;
+	uint32_t count;
+};
+
 /* A connection: the layer's part (dconn.h) first. */
 struct mgr_conn {
 	struct dconn dc;
@@ -62,6 +68,8 @@ struct mgr_conn {
 	int eof;              /* the peer sent everything it will send */
 	int why_error;        /* DRAIN: log the close as an error */
 	const char *why;      /* DRAIN: why the connection will close */
+	struct mgr_lease *leases; /* files it holds open (mgr-lease.c) */
+	uint32_t nleases, leases_cap;
 	TAILQ_ENTRY(mgr_conn) held_entry;  /* waiting for the journal */
 	TAILQ_ENTRY(mgr_conn) ready_entry; /* to be driven from the idle watcher */
 };
@@ -124,6 +132,17 @@ void mgr_iods_stop(void);
 /* MGR_IODSTATUS: the per-iod view the HELLOs built. */
 int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
+/* ---- mgr-lease.c: open-unlinked files ---- */
+struct mgr_inode;
+#define MGR_LEASE_GRACE 30.0 /* seconds an orphan waits for a lost holder */
+void mgr_lease_set_grace(double secs);
+int mgr_lease_op(struct mgr_conn *c, void *req, void *rep);
+void mgr_lease_conn_gone(struct mgr_conn *c);
+/* in's last name is about to go: 1 (and an ORPHAN record) if leased. */
+int mgr_lease_keep(const struct mgr_inode *in);
+void mgr_lease_start(struct ev_loop *loop);
+void mgr_lease_stop(void);
+
 /* ---- mgr-admin.c: what pvfs-fsck and pvfs-counters ask ---- */
 int mgr_admin_inolist(struct mgr_conn *c, void *req, void *rep);
 int mgr_admin_counters(struct mgr_conn *c, void *req, void *rep);
@@ -131,10 +150,12 @@ int mgr_admin_counters(struct mgr_conn *c, void *req, void *rep);
 /* ---- mgr-ns.c: the in-memory name space ---- */
 struct mgr_inode;
 
-/* One name in a directory; every inode has exactly one (no hard links),
- * except the root which has none. */
+/* One name in a directory.  A file has one or more (hard links), chained
+ * from its inode's de through lnext; a directory has exactly one; the
+ * root and open-unlinked files (orphans) have none. */
 struct mgr_dirent {
 	struct mgr_dirent *hnext;  /* (parent, name) hash chain */
+	struct mgr_dirent *lnext;  /* the inode's next name */
 	struct mgr_inode *parent;
 	struct mgr_inode *inode;
 	uint64_t cookie;           /* position in the parent, never reused */
@@ -172,10 +193,19 @@ struct mgr_inode {
 	int64_t mset_ns;         /* when mtime was last set here (attr.mtime_set_ns) */
 	struct pvfs_dist dist;   /* files only */
 	uint64_t rdev;           /* device nodes: the device number */
-	struct mgr_dirent *de;   /* our name; NULL for the root */
+	struct mgr_dirent *de;   /* our first name; NULL: root or orphan */
 	struct mgr_dir *dir;     /* directories only */
 	char *target;            /* symbolic links only: the text, NUL-ended */
 	uint16_t targetlen;
+	uint32_t nlink;          /* files: names (de's chain) */
+	/* Open-unlinked files (mgr-lease.c): connections holding the file
+	 * open; keep says the inode outlives its last name (an ORPHAN
+	 * record), orphan that it did. */
+	uint32_t leases;
+	uint8_t keep, orphan, freeing;
+	int64_t free_at;         /* orphan without leases: free from then (mono ms) */
+	uint64_t walk_gen;       /* mgr_ns_walk_names: met in this walk */
+	TAILQ_ENTRY(mgr_inode) oentry; /* on the orphan list */
 };
 
 /* A resolved path: the directory holding the last component and what that
@@ -214,6 +244,9 @@ enum mgr_rec_type {
 	MGR_REC_END,  /* snapshot trailer */
 	/* Explicit values from here on. */
 	MGR_REC_SYMLINK = 8, /* a symbolic link: CREATE's fields and the text */
+	MGR_REC_LINK = 9,   /* another name for a file */
+	MGR_REC_ORPHAN = 10, /* a file outlives its last name (open-unlinked) */
+	MGR_REC_FREE = 11,   /* an orphan's stripes are gone: forget it */
 	MGR_REC_MKNOD = 12, /* a FIFO, socket or device node */
 };
 #define MGR_REC_MODE 0x1u
@@ -227,7 +260,8 @@ enum mgr_rec_type {
 struct mgr_rec {
 	uint8_t type;
 	uint64_t parent, parent2; /* parent2: RENAME destination directory */
-	uint64_t ino;             /* CREATE/MKDIR/SETATTR; UNLINK/RMDIR check */
+	uint64_t ino;             /* CREATE/MKDIR/SETATTR/LINK/ORPHAN/FREE;
+	                           * UNLINK/RMDIR check */
 	uint64_t gen;             /* CREATE: the file's identity (mgr_inode.gen) */
 	uint64_t cookie;          /* 0: next in parent (snapshots keep theirs) */
 	uint64_t next_cookie;     /* MKDIR: the new directory's counter */
@@ -279,8 +313,16 @@ void mgr_ns_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
 /* Entries of dir after cookie; *eof set when none is left after them. */
 uint32_t mgr_ns_readdir(const struct mgr_inode *dir, uint64_t cookie,
     struct mgr_dirent **out, uint32_t max, int *eof);
-/* Call fn on every inode, parents before children (snapshot order). */
+/* Call fn on every named inode once, parents before children (snapshot
+ * order). */
 int mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg);
+/* The same order, but fn sees every name (de NULL for the root); first is
+ * set at the first one met of each inode, the others are hard links. */
+int mgr_ns_walk_names(int (*fn)(const struct mgr_inode *,
+    const struct mgr_dirent *, int first, void *), void *arg);
+/* Call fn on every orphan (an open-unlinked file, no name left). */
+int mgr_ns_walk_orphans(int (*fn)(struct mgr_inode *, void *), void *arg);
+uint64_t mgr_ns_orphan_count(void);
 
 #define MGR_IS_DIR(in) (((in)->mode & 0170000) == 0040000)
 #define MGR_IS_REG(in) (((in)->mode & 0170000) == 0100000)

@@ -96,9 +96,8 @@ mkdirat(int dirfd, const char *path, mode_t mode)
 	return pl_mkdir_at(PL_MKDIRAT, dirfd, path, mode);
 }
 
-/* rename, renameat, renameat2, and link, linkat.  A rename between PVFS
- * and a local file system is EXDEV, so mv copies.  PVFS has no links:
- * EPERM inside it (as file systems without links answer), EXDEV across. */
+/* rename, renameat, renameat2, and link, linkat.  A rename or link between
+ * PVFS and a local file system is EXDEV, so mv copies. */
 static int
 pl_rename_at(enum pl_call which, int od, const char *o, int nd, const char *n,
     unsigned flags)
@@ -112,6 +111,12 @@ pl_rename_at(enum pl_call which, int od, const char *o, int nd, const char *n,
 	 * cross-device rename (EXDEV). */
 	if (PL_BAD_PTR(o) || PL_BAD_PTR(n)) {
 		errno = EFAULT;
+		return -1;
+	}
+	/* linkat checks its flags before any name. */
+	if (which == PL_LINKAT && (flags & ~(unsigned)(AT_SYMLINK_FOLLOW |
+	    AT_EMPTY_PATH))) {
+		errno = EINVAL;
 		return -1;
 	}
 	ro = pl_route(od, o, ao);
@@ -128,10 +133,15 @@ pl_rename_at(enum pl_call which, int od, const char *o, int nd, const char *n,
 		    which == PL_RENAMEAT2 ? REAL(renameat2)(od, uo, nd, un, flags) :
 		    which == PL_LINK ? REAL(link)(uo, un) :
 		    REAL(linkat)(od, uo, nd, un, (int)flags);
-	if (which == PL_LINK || which == PL_LINKAT || ro != rn) {
-		errno = ro == rn ? EPERM : EXDEV;
+	if (ro != rn) {
+		errno = EXDEV;
 		return -1;
 	}
+	/* link never follows a symlink in oldpath (Linux), linkat only with
+	 * AT_SYMLINK_FOLLOW.  Hook for symlinks: pass that flag on to a
+	 * following pvfs_link when the name space has links to follow. */
+	if (which == PL_LINK || which == PL_LINKAT)
+		return PL_BUSY(pvfs_link(ao, an));
 	if (flags & ~RENAME_NOREPLACE) {
 		errno = EINVAL;
 		return -1;

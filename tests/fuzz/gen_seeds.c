@@ -122,12 +122,13 @@ frame_seeds(const char *dir)
 static void
 journal_seeds(const char *dir)
 {
-	struct mgr_batch b;
-	struct pvfs_buf out, one;
 	/* END last: format 1 below reuses it. */
 	static const int types[] = { MGR_REC_CREATE, MGR_REC_MKDIR,
 		MGR_REC_UNLINK, MGR_REC_RMDIR, MGR_REC_RENAME, MGR_REC_SETATTR,
-		MGR_REC_MKNOD, MGR_REC_SYMLINK, MGR_REC_END };
+		MGR_REC_SYMLINK, MGR_REC_LINK, MGR_REC_ORPHAN, MGR_REC_FREE,
+		MGR_REC_MKNOD, MGR_REC_END };
+	struct mgr_batch b;
+	struct pvfs_buf out, one;
 	struct mgr_rec r;
 	int i, t, seq = 0;
 

@@ -35,16 +35,18 @@
 #define BAD_PTR ((const char *)1)   /* an unmapped path: libc sides only */
 
 enum op { MKDIR, RMDIR, UNLINK, RENAME, OPEN, STAT, ACCESS, TRUNC, CHMOD,
-	SYMLINK, READLINK, LSTAT, LCHOWN };
+	SYMLINK, READLINK, LSTAT, LCHOWN, LINK };
 
 struct tcase {
 	enum op op;
 	const char *a, *b;   /* relative to the case directory; NULL, BAD_PTR
 	                      * (SYMLINK: a is the link's text, b its name) */
-	int flags;           /* open's, and SHIM_ONLY */
+	int flags;           /* open's, SHIM_ONLY and PRE_LINK */
 };
 /* A link out of PVFS: local through the shim (native: native_escape). */
 #define SHIM_ONLY (1 << 30)
+/* Link f to h before the call. */
+#define PRE_LINK (1 << 29)
 
 static const struct tcase cases[] = {
 	/* The destructive rows of issue 14. */
@@ -193,13 +195,40 @@ static const struct tcase cases[] = {
 	{ LSTAT, "outd/dev", NULL, SHIM_ONLY },
 	{ ACCESS, "outd/dev/null", NULL, SHIM_ONLY },
 	{ MKDIR, "outd/proc", NULL, SHIM_ONLY },
+	/* Hard links (f holds 5 bytes: its size shows the data is alive). */
+	{ LINK, "f", "h", 0 },
+	{ LINK, "f", "d/s/h", 0 },
+	{ LINK, "d", "x", 0 },
+	{ LINK, "d/s", "x", 0 },
+	{ LINK, "f", "e", 0 },
+	{ LINK, "f", "d/s/g", 0 },
+	{ LINK, "f", "d/.", 0 },
+	{ LINK, "missing", "x", 0 },
+	{ LINK, "f", "missing/x", 0 },
+	{ LINK, "f/", "x", 0 },
+	{ LINK, "f", "x/", 0 },
+	{ LINK, "f", "f", 0 },
+	{ LINK, "f", "h", PRE_LINK },
+	{ LINK, "h", "x", PRE_LINK },
+	{ UNLINK, "f", NULL, PRE_LINK },
+	{ UNLINK, "h", NULL, PRE_LINK },
+	{ RENAME, "d/s/g", "h", PRE_LINK },
+	{ RENAME, "d/s/g", "f", PRE_LINK },
+	{ RENAME, "f", "h", PRE_LINK },
+	{ RENAME, "h", "x", PRE_LINK },
+	{ RENAME, "h", "e", PRE_LINK },
+	{ TRUNC, "h", NULL, PRE_LINK },
+	{ CHMOD, "h", NULL, PRE_LINK },
+	{ LINK, NULL, "x", 0 },
+	{ LINK, "f", NULL, 0 },
+	{ LINK, "f", BAD_PTR, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
 /* Names whose kind is compared after each call. */
 static const char *const watch[] = { "d", "d/s", "d/s/g", "e", "f", "x",
 	"n", "n2", "e/x", "d/s/g/x", "ld", "lf", "dang", "t", "nl", "d/up",
-	"d/s/nl", "d/new" };
+	"d/s/nl", "d/new", "h", "d/s/h" };
 #define NWATCH (sizeof(watch) / sizeof(watch[0]))
 
 struct ops {
@@ -225,6 +254,7 @@ struct ops {
 	ssize_t (*readlink)(const char *, char *, size_t);
 	int (*lstat)(const char *, struct stat *);
 	int (*lchown)(const char *, uid_t, gid_t);
+	int (*link)(const char *, const char *);
 };
 
 /* Called through a pointer the compiler cannot see through: glibc marks
@@ -246,16 +276,17 @@ native_open(const char *p, int flags, mode_t mode)
 
 static const struct ops libc_ops = { "libc", 0, mkdir, rmdir, unlink, rename,
 	libc_open, close, stat, access, truncate, chmod, write, pwrite, ftruncate,
-	chown, utimes, mknod, symlink, readlink, lstat, lchown };
+	chown, utimes, mknod, symlink, readlink, lstat, lchown, link };
 static const struct ops native_ops = { "native", 1, pvfs_mkdir, pvfs_rmdir,
 	pvfs_unlink, pvfs_rename, native_open, pvfs_close, pvfs_stat,
 	pvfs_access, pvfs_truncate, pvfs_chmod, pvfs_write, pvfs_pwrite,
 	pvfs_ftruncate, pvfs_chown, pvfs_utimes, pvfs_mknod, pvfs_symlink,
-	pvfs_readlink, pvfs_lstat, pvfs_lchown };
+	pvfs_readlink, pvfs_lstat, pvfs_lchown, pvfs_link };
 
+/* Per watched name: its kind, link count and (files) size. */
 struct result {
 	int rc, err;
-	char kinds[NWATCH + 1];
+	char kinds[NWATCH * 32];
 	char info[PATH_MAX + 32]; /* what the call answered beyond rc */
 };
 
@@ -290,7 +321,8 @@ static const char *const links[][2] = {
 	{ "outd", "/" },
 };
 
-/* The tree every case starts from: d/ d/s/ d/s/g e/ f, and the links. */
+/* The tree every case starts from: d/ d/s/ d/s/g e/ f ("hello"), and
+ * the links. */
 static int
 make_tree(const struct ops *o, const char *dir)
 {
@@ -307,7 +339,7 @@ make_tree(const struct ops *o, const char *dir)
 	    0644)) < 0 || o->close(fd) != 0)
 		return -1;
 	if ((fd = o->open(join(p, sizeof(p), dir, "f"), O_CREAT | O_WRONLY,
-	    0644)) < 0 || o->close(fd) != 0)
+	    0644)) < 0 || o->write(fd, "hello", 5) != 5 || o->close(fd) != 0)
 		return -1;
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
 		if (links[i][1][0] == '=')
@@ -366,11 +398,16 @@ run_case(const struct ops *o, const struct tcase *t, const char *dir,
 	char pa[PATH_MAX], pb[PATH_MAX];
 	const char *a = t->op == SYMLINK ? t->a : join(pa, sizeof(pa), dir, t->a);
 	const char *b = join(pb, sizeof(pb), dir, t->b);
+	char pf[PATH_MAX], ph[PATH_MAX];
 	struct stat st;
 	ssize_t n;
-	size_t i;
+	size_t i, k;
 
 	r->info[0] = '\0';
+	if ((t->flags & PRE_LINK) && o->link(join(pf, sizeof(pf), dir, "f"),
+	    join(ph, sizeof(ph), dir, "h")) != 0)
+		fail("not ok - %s: link f h before the case: %s\n", o->name,
+		    strerror(errno));
 	errno = 0;
 	switch (t->op) {
 	case MKDIR: r->rc = o->mkdir(a, 0755); break;
@@ -400,19 +437,29 @@ run_case(const struct ops *o, const struct tcase *t, const char *dir,
 		r->info[n < 0 ? 0 : n] = '\0';
 		break;
 	case LCHOWN: r->rc = o->lchown(a, getuid(), getgid()); break;
+	case LINK: r->rc = o->link(a, b); break;
 	}
 	r->err = r->rc < 0 ? errno : 0;
 	/* chmod through a link changes what it leads to. */
 	if (t->op == CHMOD && o->stat(dir ? join(pa, sizeof(pa), dir, "f") : "f",
 	    &st) == 0)
 		snprintf(r->info, sizeof(r->info), "%o", st.st_mode & 07777);
-	for (i = 0; i < NWATCH; i++) {
+	/* Each watched name: its type, link count and (files) size. */
+	for (i = k = 0; i < NWATCH; i++) {
 		const char *w = dir ? join(pa, sizeof(pa), dir, watch[i]) : watch[i];
 
-		r->kinds[i] = o->lstat(w, &st) != 0 ? '-' :
-		    S_ISLNK(st.st_mode) ? 'l' : S_ISDIR(st.st_mode) ? 'd' : 'f';
+		if (o->lstat(w, &st) != 0)
+			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k, "- ");
+		else if (S_ISLNK(st.st_mode))
+			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k, "l ");
+		else if (S_ISDIR(st.st_mode))
+			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k,
+			    "d%lu ", (unsigned long)st.st_nlink);
+		else
+			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k,
+			    "f%lu:%lld ", (unsigned long)st.st_nlink,
+			    (long long)st.st_size);
 	}
-	r->kinds[NWATCH] = '\0';
 }
 
 static const char *
@@ -420,7 +467,7 @@ opname(enum op op)
 {
 	static const char *const n[] = { "mkdir", "rmdir", "unlink", "rename",
 		"open", "stat", "access", "truncate", "chmod", "symlink",
-		"readlink", "lstat", "lchown" };
+		"readlink", "lstat", "lchown", "link" };
 
 	return n[op];
 }
@@ -447,7 +494,7 @@ compare(const struct ops *o, const char *local, const char *pvfs, int relative)
 	}
 	for (i = 0; i < NCASES; i++) {
 		const struct tcase *t = &cases[i];
-		int two = t->op == RENAME || t->op == SYMLINK;
+		int two = t->op == RENAME || t->op == SYMLINK || t->op == LINK;
 
 		if (o->native && (t->a == BAD_PTR || t->b == BAD_PTR))
 			continue; /* the native API checks NULL only */
@@ -483,9 +530,10 @@ compare(const struct ops *o, const char *local, const char *pvfs, int relative)
 			    lr.info, pr.rc, pr.err ? strerrorname_np(pr.err) : "-",
 			    pr.kinds, pr.info);
 		else
-			printf("ok - %s: %s(%s%s%s) = %d %s %s\n", tag, opname(t->op),
+			printf("ok - %s: %s(%s%s%s)%s = %d %s %s\n", tag, opname(t->op),
 			    show(t->a), two ? ", " : "", two ? show(t->b) : "",
-			    lr.rc, lr.err ? strerrorname_np(lr.err) : "", lr.info);
+			    (t->flags & PRE_LINK) ? " after link(f, h)" : "", lr.rc,
+			    lr.err ? strerrorname_np(lr.err) : "", lr.info);
 	}
 }
 

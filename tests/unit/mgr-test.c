@@ -139,6 +139,53 @@ mt_rmdir(const char *path)
 }
 
 int
+mt_link(const char *from, const char *to)
+{
+	struct mgr_path s, d;
+	struct mgr_rec r;
+	int rc;
+
+	if ((rc = mt_resolve(from, &s)) != 0 || (rc = mt_resolve(to, &d)) != 0)
+		return rc;
+	if (s.ino == NULL)
+		return ENOENT;
+	mgr_ns_rec_new(&r, MGR_REC_LINK, &d, pvfs_now_ns());
+	r.ino = s.ino->ino;
+	return mt_apply(&r);
+}
+
+int
+mt_orphan(const char *path)
+{
+	struct mgr_path p;
+	struct mgr_rec r;
+	int rc;
+
+	if ((rc = mt_resolve(path, &p)) != 0)
+		return rc;
+	if (p.ino == NULL)
+		return ENOENT;
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_ORPHAN;
+	r.ino = p.ino->ino;
+	r.gen = p.ino->gen;
+	r.mode = p.ino->mode & 07777;
+	r.dist = p.ino->dist;
+	return mt_apply(&r);
+}
+
+int
+mt_free(uint64_t ino)
+{
+	struct mgr_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_FREE;
+	r.ino = ino;
+	return mt_apply(&r);
+}
+
+int
 mt_rename(const char *from, const char *to)
 {
 	struct mgr_path s, d;
@@ -265,10 +312,12 @@ mt_path_of(const struct mgr_inode *in)
 }
 
 static int
-mt_dump_one(const struct mgr_inode *in, void *arg)
+mt_dump_one(const struct mgr_inode *in, const struct mgr_dirent *de,
+    int first, void *arg)
 {
 	struct mt_dump *d = arg;
 	struct mt_ent *e;
+	char *dir, buf[8192];
 
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 64;
@@ -277,10 +326,24 @@ mt_dump_one(const struct mgr_inode *in, void *arg)
 	}
 	e = &d->ents[d->n++];
 	memset(e, 0, sizeof(*e));
-	e->path = mt_path_of(in);
+	(void)first;
+	if (de == NULL && in->orphan) {
+		snprintf(buf, sizeof(buf), "<orphan %llu>",
+		    (unsigned long long)in->ino);
+		e->path = strdup(buf);
+	} else if (de == NULL) {
+		e->path = strdup("/");
+	} else {
+		dir = mt_path_of(de->parent);
+		snprintf(buf, sizeof(buf), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
+		    de->name);
+		free(dir);
+		e->path = strdup(buf);
+	}
 	e->ino = in->ino;
 	e->gen = in->gen;
-	e->cookie = in->de != NULL ? in->de->cookie : 0;
+	e->cookie = de != NULL ? de->cookie : 0;
+	e->nlink = in->nlink;
 	e->mode = in->mode;
 	e->uid = in->uid;
 	e->gid = in->gid;
@@ -304,6 +367,12 @@ mt_dump_one(const struct mgr_inode *in, void *arg)
 }
 
 static int
+mt_dump_orphan(struct mgr_inode *in, void *arg)
+{
+	return mt_dump_one(in, NULL, 1, arg);
+}
+
+static int
 mt_ent_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct mt_ent *)a)->path,
@@ -314,7 +383,8 @@ void
 mt_dump_take(struct mt_dump *d)
 {
 	memset(d, 0, sizeof(*d));
-	assert_int_equal(mgr_ns_walk(mt_dump_one, d), 0);
+	assert_int_equal(mgr_ns_walk_names(mt_dump_one, d), 0);
+	assert_int_equal(mgr_ns_walk_orphans(mt_dump_orphan, d), 0);
 	qsort(d->ents, d->n, sizeof(*d->ents), mt_ent_cmp);
 	d->next_ino = mgr_ns_next_ino();
 	d->count = mgr_ns_count();
@@ -387,6 +457,7 @@ mt_ent_compare(const struct mt_ent *w, const struct mt_ent *g, int flags)
 	MT_FIELD(gid);
 	MT_FIELD(nlive);
 	MT_FIELD(nsubdirs);
+	MT_FIELD(nlink);
 	MT_FIELD(dist.base);
 	MT_FIELD(dist.pcount);
 	MT_FIELD(dist.ssize);

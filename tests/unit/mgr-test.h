@@ -35,17 +35,25 @@ int mt_chmod(const char *path, uint32_t mode);
 int mt_chown(const char *path, uint32_t uid, uint32_t gid);
 int mt_utimes(const char *path, int64_t atime_ns, int64_t mtime_ns);
 int mt_touch(const char *path); /* mtime and ctime, as a truncate */
+/* Another name for a file. */
+int mt_link(const char *from, const char *to);
+/* Keep path's file when its last name goes, as an unlink of a file still
+ * open does (an ORPHAN record); mt_free forgets an orphan (FREE). */
+int mt_orphan(const char *path);
+int mt_free(uint64_t ino);
 
 /* The inode a path names (as root), or NULL. */
 struct mgr_inode *mt_get(const char *path);
 /* A credential of uid and gid, with supplementary groups. */
 struct pvfs_cred mt_cred(uint32_t uid, uint32_t gid, int ngroups, ...);
 
-/* Everything a name space holds, sorted by path. */
+/* Everything a name space holds, sorted by path: every name (a file's
+ * hard links each with its inode's attributes) and every orphan (as
+ * "<orphan INO>"). */
 struct mt_ent {
 	char *path;
 	uint64_t ino, gen, cookie, next_cookie;
-	uint32_t mode, uid, gid, nlive, nsubdirs;
+	uint32_t mode, uid, gid, nlive, nsubdirs, nlink;
 	int64_t atime_ns, mtime_ns, ctime_ns, mset_ns;
 	struct pvfs_dist dist;
 	uint64_t rdev;

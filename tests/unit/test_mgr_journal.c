@@ -712,6 +712,73 @@ test_symlinks_restart(void **state)
 	mt_dump_free(&live);
 }
 
+/* ---- hard links and open-unlinked files ---- */
+
+/* Names met before the first one (a link in a directory walked earlier),
+ * a first name removed, renames over linked names, orphans made by an
+ * unlink and by a rename, one freed: the journal's replay and a snapshot
+ * each give back every name, link count and orphan. */
+static void
+links_and_orphans(void)
+{
+	uint64_t ino, w;
+
+	assert_int_equal(mt_mkdir("/a", 0755, 0, 0, NULL), 0);
+	assert_int_equal(mt_mkdir("/a/b", 0755, 0, 0, NULL), 0);
+	assert_int_equal(mt_create("/a/b/f", 0644, 1, 1, &ino), 0);
+	assert_int_equal(mt_link("/a/b/f", "/top"), 0);
+	assert_int_equal(mt_link("/a/b/f", "/a/h"), 0);
+	assert_int_equal(mt_get("/top")->nlink, 3);
+	assert_int_equal(mt_create("/g", 0600, 2, 2, NULL), 0);
+	assert_int_equal(mt_link("/g", "/a/g2"), 0);
+	assert_int_equal(mt_unlink("/g"), 0); /* its first name */
+	assert_int_equal(mt_get("/a/g2")->nlink, 1);
+	assert_int_equal(mt_create("/v", 0644, 0, 0, NULL), 0);
+	assert_int_equal(mt_rename("/a/g2", "/a/h"), 0); /* f loses a name */
+	assert_int_equal(mt_get("/top")->nlink, 2);
+	assert_int_equal(mt_orphan("/v"), 0);
+	assert_int_equal(mt_rename("/a/h", "/v"), 0); /* v: an orphan */
+	assert_int_equal(mt_create("/o", 0640, 3, 3, NULL), 0);
+	assert_int_equal(mt_orphan("/o"), 0);
+	assert_int_equal(mt_unlink("/o"), 0);
+	assert_int_equal(mt_create("/w", 0644, 0, 0, &w), 0);
+	assert_int_equal(mt_orphan("/w"), 0);
+	assert_int_equal(mt_unlink("/w"), 0);
+	assert_int_equal(mgr_ns_orphan_count(), 3);
+	assert_int_equal(mt_free(w), 0);
+	assert_int_equal(mgr_ns_orphan_count(), 2);
+	assert_int_equal(mt_unlink("/top"), 0);
+	assert_int_equal(mt_get("/a/b/f")->nlink, 1);
+	assert_int_equal(mt_link("/a/b/f", "/top2"), 0);
+}
+
+static void
+test_links_and_orphans(void **state)
+{
+	struct mt_dump live;
+
+	(void)state;
+	jr_open();
+	links_and_orphans();
+	mgr_journal_commit();
+	mt_dump_take(&live);
+	assert_int_equal(live.n, 8); /* the root, 5 names, 2 orphans */
+	jr_close();
+	load_compare(&live, 0);
+	/* Through a snapshot: a checkpoint at the next commit. */
+	mgr.journal_max = 1;
+	jr_open();
+	mgr.journal_max = BIG;
+	assert_int_equal(mt_touch("/top2"), 0);
+	mgr_journal_commit();
+	assert_true(exists("snapshot"));
+	mt_dump_free(&live);
+	mt_dump_take(&live);
+	jr_close();
+	load_compare(&live, 0);
+	mt_dump_free(&live);
+}
+
 /* Each test in a fresh metadata directory. */
 #define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
@@ -729,6 +796,7 @@ main(int argc, char **argv)
 		DIR_TEST(test_missing_and_leftover),
 		DIR_TEST(test_salvage),
 		DIR_TEST(test_symlinks_restart),
+		DIR_TEST(test_links_and_orphans),
 	};
 
 	if (argc == 4 && strcmp(argv[1], "--load") == 0)

@@ -944,6 +944,33 @@ test_symlink_walk(void **state)
 }
 
 /* Each test on a fresh name space. */
+/* What a LINK or FREE record may not do, even in a damaged journal. */
+static void
+test_links_refused(void **state)
+{
+	uint64_t ino;
+
+	(void)state;
+	assert_int_equal(mt_mkdir("/d", 0755, 0, 0, NULL), 0);
+	assert_int_equal(mt_create("/f", 0644, 0, 0, &ino), 0);
+	assert_int_equal(mt_link("/d", "/d2"), EPERM);
+	assert_int_equal(mt_link("/f", "/d"), EEXIST);
+	assert_int_equal(mt_link("/missing", "/x"), ENOENT);
+	assert_int_equal(mt_free(ino), EINVAL); /* named: not an orphan */
+	mt_get("/f")->ctime_ns = 1;
+	assert_int_equal(mt_link("/f", "/d/g"), 0);
+	assert_int_equal(mt_get("/f")->nlink, 2);
+	assert_true(mt_get("/f")->ctime_ns > 1); /* link changes the inode */
+	assert_int_equal(mt_get("/d")->dir->nsubdirs, 0);
+	mt_get("/f")->ctime_ns = 1;
+	assert_int_equal(mt_unlink("/f"), 0);
+	assert_int_equal(mt_get("/d/g")->nlink, 1);
+	assert_true(mt_get("/d/g")->ctime_ns > 1); /* so does an unlink */
+	assert_int_equal(mt_unlink("/d/g"), 0);
+	assert_null(mgr_ns_get(ino));
+	assert_int_equal(mgr_ns_orphan_count(), 0);
+}
+
 #define NS_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -958,6 +985,7 @@ main(void)
 		NS_TEST(test_rename_within_dir),
 		NS_TEST(test_rename_across_dirs),
 		NS_TEST(test_rename_over_existing),
+		NS_TEST(test_links_refused),
 		NS_TEST(test_rename_dir_refused),
 		NS_TEST(test_unlink_rmdir),
 		NS_TEST(test_setattr),

@@ -323,7 +323,7 @@ mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a)
 		a->nlink = 2 + in->dir->nsubdirs;
 		a->size = in->dir->nlive;
 	} else if (MGR_IS_LNK(in)) {
-		a->nlink = 1;
+		a->nlink = in->nlink;
 		a->size = in->targetlen;
 	} else {
 		a->nlink = in->nlink;

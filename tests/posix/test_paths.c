@@ -222,6 +222,10 @@ static const struct tcase cases[] = {
 	{ LINK, NULL, "x", 0 },
 	{ LINK, "f", NULL, 0 },
 	{ LINK, "f", BAD_PTR, 0 },
+	{ LINK, "lf", "h", 0 },     /* the link itself, not its target */
+	{ LINK, "dang", "h", 0 },
+	{ LINK, "ld", "h", 0 },
+	{ LINK, "ld/", "h", 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -451,7 +455,8 @@ run_case(const struct ops *o, const struct tcase *t, const char *dir,
 		if (o->lstat(w, &st) != 0)
 			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k, "- ");
 		else if (S_ISLNK(st.st_mode))
-			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k, "l ");
+			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k,
+			    "l%lu ", (unsigned long)st.st_nlink);
 		else if (S_ISDIR(st.st_mode))
 			k += (size_t)snprintf(r->kinds + k, sizeof(r->kinds) - k,
 			    "d%lu ", (unsigned long)st.st_nlink);

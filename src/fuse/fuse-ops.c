@@ -244,6 +244,18 @@ fz_readlink(const char *p, char *buf, size_t size)
 	return 0;
 }
 
+/* A hard link: another name for the file (a link's name, not its
+ * target, when from is a symbolic link, as link(2)). */
+static int
+fz_link(const char *p, const char *q)
+{
+	FZ_PATH(from, p);
+	FZ_PATH(to, q);
+
+	fz_as(NULL);
+	return pvfs_link(from, to) == 0 ? 0 : fz_err();
+}
+
 /* FIFOs, sockets and device nodes are names in PVFS; their I/O through
  * the mount is the kernel's (a FIFO opens as a local pipe of this host). */
 static int
@@ -498,6 +510,7 @@ const struct fuse_operations fz_ops = {
 	.mknod = fz_mknod,
 	.symlink = fz_symlink,
 	.readlink = fz_readlink,
+	.link = fz_link,
 	.rmdir = fz_rmdir,
 	.unlink = fz_unlink,
 	.rename = fz_rename,

@@ -26,23 +26,27 @@ check_out "df -i: the inodes pvfs-df -i gives" \
 
 # The same coreutils session in each tree.
 mkrand "$T/rand" 3333333
+# (A script of its own: set -e does not hold in a function run by check.)
+cat >"$T/session.sh" <<'EOF'
+cd "$1"
+mkdir -p a/b/c
+cp "$2" a/b/f
+cat a/b/f a/b/f >a/twice
+echo hello >a/h
+printf 'x%.0s' $(seq 1 5000) >a/x
+mv a/h a/b/c/h2
+cp -r a/b a/copy
+rm a/copy/f
+rmdir a/copy/c 2>/dev/null || rm -r a/copy/c
+chmod 640 a/twice
+chmod 2750 a/b/c
+truncate -s 100000 a/x
+touch -d '2001-02-03 04:05:06.789' a/x
+truncate -s 77 a/b/f
+: >a/empty
+EOF
 session() {
-	(cd "$1" && set -e
-	mkdir -p a/b/c
-	cp "$T/rand" a/b/f
-	cat a/b/f a/b/f >a/twice
-	echo hello >a/h
-	printf 'x%.0s' $(seq 1 5000) >a/x
-	mv a/h a/b/c/h2
-	cp -r a/b a/copy
-	rm a/copy/f
-	rmdir a/copy/c 2>/dev/null || rm -r a/copy/c
-	chmod 640 a/twice
-	chmod 2750 a/b/c
-	truncate -s 100000 a/x
-	touch -d '2001-02-03 04:05:06.789' a/x
-	truncate -s 77 a/b/f
-	: >a/empty)
+	sh -e "$T/session.sh" "$1" "$T/rand"
 }
 check "session in the local tree" session "$L"
 check "session through the mount" session "$M"
@@ -61,21 +65,25 @@ check_out "ls -l as locally (sizes, modes, names)" \
 	"$(ls -l "$L/a" | awk 'NR > 1 && !/^d/ {print $1, $5, $NF}')" \
 	sh -c "ls -l '$M/a' | awk 'NR > 1 && !/^d/ {print \$1, \$5, \$NF}'"
 # Links and special files: the kernel follows links itself.
+# (Every step checked: set -e does not hold inside check's if.)
 links() {
-	(cd "$1" && set -e
-	ln -s b/f a/lf
-	ln -s nowhere a/dangling
-	ln -s /etc/hostname a/abs
-	ln -s b a/ld
-	mkfifo -m 640 a/fifo
+	(cd "$1" &&
+	ln -s b/f a/lf &&
+	ln -s nowhere a/dangling &&
+	ln -s /etc/hostname a/abs &&
+	ln -s b a/ld &&
+	mkfifo -m 640 a/fifo &&
+	ln a/b/f a/hard &&
+	ln a/lf a/hardlink &&
 	chown -h 1:1 a/lf)
 }
 check "links and a FIFO in the local tree" links "$L"
 check "links and a FIFO through the mount" links "$M"
 lshape() {
-	(cd "$1" && find a -printf '%y %m %U:%G %l %p\n' | sort)
+	(cd "$1" && find a -printf '%y %m %n %U:%G %l %p\n' | sort)
 }
-check_out "find: types, modes, owners, link texts agree" "$(lshape "$L")" lshape "$M"
+check_out "find: types, modes, link counts, owners, link texts agree" "$(lshape "$L")" lshape "$M"
+check "a hard link through the mount shares the data" cmp "$M/a/hard" "$L/a/b/f"
 check_out "readlink through the mount" "b/f" readlink "$M/a/lf"
 check "cat through a link" cmp "$M/a/lf" "$L/a/lf"
 check "a directory through a link" test -d "$M/a/ld/c"

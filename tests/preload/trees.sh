@@ -1,5 +1,5 @@
 #!/bin/bash
-# trees.sh - whole trees (symbolic links among the files) in and out of
+# trees.sh - whole trees (symbolic and hard links among the files) in and out of
 # /pvfs with rsync, cp -a, tar and git through libpvfs-preload.so,
 # compared with diff -r --no-dereference and with find's type, link count and link target
 # of every entry; and the *at calls
@@ -30,6 +30,11 @@ mk_tree() {
 	ln -s nowhere "$1/dangling"
 	ln -s /etc/hostname "$1/abs"
 	ln -s la "$1/lla"
+	# Hard links: two names in one directory, one in another, and a
+	# hard link to a symbolic link.
+	ln "$1/a" "$1/a2"
+	ln "$1/a" "$1/d1/a3"
+	ln "$1/la" "$1/la2"
 }
 mk_tree "$L/src"
 
@@ -40,20 +45,20 @@ shape() {
 }
 export -f shape
 
-t "rsync -a a local tree into /pvfs, diff -r and find agree" '
-	rsync -a "$L/src/" /pvfs/rs
+t "rsync -aH a local tree into /pvfs, diff -r and find agree" '
+	rsync -aH "$L/src/" /pvfs/rs
 	diff -r --no-dereference "$L/src" /pvfs/rs
 	[ "$(shape "$L/src")" = "$(shape /pvfs/rs)" ]'
-t "rsync -a again transfers nothing" '
-	[ -z "$(rsync -a --itemize-changes "$L/src/" /pvfs/rs)" ]'
-t "rsync -a --delete a changed tree into /pvfs" '
+t "rsync -aH again transfers nothing" '
+	[ -z "$(rsync -aH --itemize-changes "$L/src/" /pvfs/rs)" ]'
+t "rsync -aH --delete a changed tree into /pvfs" '
 	cp -a "$L/src" "$L/src2"
 	rm "$L/src2/a" && printf "b\n" >"$L/src2/new" && rm -r "$L/src2/d1/d2"
-	rsync -a --delete "$L/src2/" /pvfs/rs
+	rsync -aH --delete "$L/src2/" /pvfs/rs
 	diff -r --no-dereference "$L/src2" /pvfs/rs
 	[ "$(shape "$L/src2")" = "$(shape /pvfs/rs)" ]'
-t "rsync -a out of /pvfs into a local tree" '
-	rsync -a /pvfs/rs/ "$L/back"
+t "rsync -aH out of /pvfs into a local tree" '
+	rsync -aH /pvfs/rs/ "$L/back"
 	diff -r --no-dereference "$L/src2" "$L/back"
 	[ "$(shape "$L/src2")" = "$(shape "$L/back")" ]'
 t "cp -a a tree in and out" '

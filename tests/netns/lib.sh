@@ -8,8 +8,9 @@
 #                         (its link shaped to $NETNS_RATE when set)
 #   on NAME CMD...        run CMD on host NAME
 #   netns_fs IODHOSTS...  a file system: the mgr on host "mgr" (which
-#                         must exist), one iod on each named host, a
-#                         pvfstab for clients at $T/pvfstab (exported)
+#                         must exist, with $NETNS_MGR_ARGS), one iod on
+#                         each named host, a pvfstab for clients at
+#                         $T/pvfstab (exported)
 #   netns_fs_stop         stop it and remove its state
 #   netns_stop NAME       stop one daemon (mgr, iod0, ...)
 #   t NAME SCRIPT         run SCRIPT with bash -e; "ok"/"not ok" lines
@@ -143,7 +144,8 @@ netns_fs() {
 		k=$((k + 1))
 	done
 	netns_daemon mgr mgr "$B/pvfs-mgr" -d "$T/meta" -l "$(netns_addr mgr):3000" \
-		-t "$T/iodtab" -k "$T/secret" --fsid "$NETNS_FSID" --anonymous trust
+		-t "$T/iodtab" -k "$T/secret" --fsid "$NETNS_FSID" --anonymous trust \
+		${NETNS_MGR_ARGS:-}
 	echo "$(netns_addr mgr):$T/meta /pvfs pvfs port=3000,timeout=${NETNS_TIMEOUT:-10} 0 0" \
 		>"$T/pvfstab"
 	PVFSTAB_FILE=$T/pvfstab

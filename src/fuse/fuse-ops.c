@@ -110,16 +110,17 @@ fz_chmod(const char *p, mode_t mode, struct fuse_file_info *fi)
 	return fz_setattr(p, &sa);
 }
 
+/* A chown, even to -1, -1, sets ctime and clears set-id bits (Linux). */
 static int
 fz_chown(const char *p, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
-	struct pvfs_setattr sa = { .uid = uid, .gid = gid };
+	struct pvfs_setattr sa = { .mask = PVFS_SET_CHOWN, .uid = uid, .gid = gid };
 
 	if (uid != (uid_t)-1)
 		sa.mask |= PVFS_SET_UID;
 	if (gid != (gid_t)-1)
 		sa.mask |= PVFS_SET_GID;
-	return sa.mask == 0 ? 0 : fz_setattr(p, &sa);
+	return fz_setattr(p, &sa);
 }
 
 static int

@@ -6,6 +6,7 @@ PVFS_DEPS="gcc make autoconf automake libtool pkg-config libev-dev libcmocka-dev
 PVFS_DEPS="$PVFS_DEPS munge libmunge-dev"  # MUNGE authentication (doc/security.md)
 PVFS_DEPS="$PVFS_DEPS iproute2"  # the multi-host tests (tests/netns/)
 PVFS_DEPS="$PVFS_DEPS dpkg-dev libhwloc-dev"  # make romio: MPICH from source (doc/romio.md)
+PVFS_DEPS="$PVFS_DEPS debhelper fakeroot lintian"  # the packages (scripts/deb.sh, tests/netns/deploy.sh)
 
 pvfs_install_deps() {
 	missing=""

@@ -65,7 +65,7 @@ PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 	tests/preload/programs.sh tests/preload/build.sh tests/preload/fio.sh \
 	tests/preload/random.sh tests/preload/trees.sh
 # Several emulated hosts (network namespaces; root only, else skipped).
-NETNS_TESTS = tests/netns/hosts.sh
+NETNS_TESTS = tests/netns/hosts.sh tests/netns/deploy.sh
 SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) $(NETNS_TESTS) \
 	tests/integration/static-link.sh tests/fuzz/smoke.sh
 

@@ -23,9 +23,18 @@
 #   - an iod host off the network (its link down): what each tool says,
 #     then back, and the earlier file reads back the same;
 #   - an iod restarted with another key: pvfs-ping names it.
-# Every namespace and every process in one (munged, the daemons) is
-# removed on exit.  Root only (else skipped); about a minute plus the
-# package build.
+# What the tools say with an iod host down, as checked here: pvfs-ping
+# names both iods within its 5 s and exits 1; pvfs-counters shows them
+# down; pvfs-cp fails naming an iod, its last line "FAILED after"
+# (connecting may take up to the client timeout, 30 s by default, while
+# the host's address is still in the neighbour cache); pvfs-ls lists the
+# names but, as each entry's size needs every iod, prints an error naming
+# the iod for each file and exits 1 (a size shown as unknown instead is
+# issue 15 item 5, not done yet).
+# Every namespace and every process in one (munged, the daemons, the
+# processes holding the views) is removed on exit; the views' mounts go
+# with them.  Root only (else skipped, as without overlay mounts); about
+# 75 s plus the package build.
 . "${PVFS_SRCDIR:-$(dirname "$0")/../..}/tests/netns/lib.sh"
 
 netns_init
@@ -156,8 +165,7 @@ t "install: the packages' postinst made the user pvfs on the daemons' hosts" '
 	true'
 
 # ---- step 1: MUNGE on every node ----
-hon mgr mungekey --create --force --keyfile /etc/munge/munge.key >/dev/null 2>&1 ||
-	hon mgr sh -c 'dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 2>/dev/null'
+hon mgr mungekey --create --force --keyfile /etc/munge/munge.key
 hon mgr sh -c 'chown munge:munge /etc/munge/munge.key && chmod 0600 /etc/munge/munge.key'
 for h in $HOSTS; do
 	[ $h = mgr ] || hon $h cp -p "$MGRROOT/etc/munge/munge.key" /etc/munge/
@@ -380,6 +388,6 @@ t "iod 3 with another key: pvfs-ping names it, the mgr's view says the key diffe
 	hon client pvfs-ping >/dev/null 2>&1 && { echo "pvfs-ping: exit 0"; exit 1; }
 	grep -q "^iod 3 io2:7001: .*key differs from the mgr" "$T/ping-key"
 	grep -q "^iod [012] .*key differs" "$T/ping-key" && exit 1
-	true'
+	grep "iod 3 (io2:7001): .*key" "$T/run/mgr-pvfs-mgr.log"'
 
 finish

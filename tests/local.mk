@@ -66,7 +66,7 @@ PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 	tests/preload/programs.sh tests/preload/build.sh tests/preload/fio.sh \
 	tests/preload/random.sh tests/preload/trees.sh
 # Several emulated hosts (network namespaces; root only, else skipped).
-NETNS_TESTS = tests/netns/hosts.sh
+NETNS_TESTS = tests/netns/hosts.sh tests/netns/deploy.sh
 # The FUSE client (doc/fuse.md): skipped (77) when pvfs-fuse is not built
 # or /dev/fuse is missing.
 FUSE_TESTS = tests/fuse/mount.sh tests/fuse/users.sh

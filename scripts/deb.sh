@@ -6,12 +6,13 @@
 # with a configured tree or build directories here.  The .deb files, the
 # .buildinfo, the .changes and lintian.txt go to OUTDIR (default _deb).
 # Needs: apt-get install debhelper dpkg-dev fakeroot lintian libev-dev
-# libmunge-dev pkg-config (as root this script installs what is missing).
+# libmunge-dev libfuse3-dev pkg-config (as root this script installs what
+# is missing).
 # Exit status: 0 built and lintian found no error, 1 otherwise.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(mkdir -p "${1:-$SRC/_deb}" && cd "${1:-$SRC/_deb}" && pwd)
-NEED="debhelper dpkg-dev fakeroot lintian libev-dev libmunge-dev pkg-config"
+NEED="debhelper dpkg-dev fakeroot lintian libev-dev libmunge-dev libfuse3-dev pkg-config"
 
 missing=""
 for p in $NEED; do

@@ -50,7 +50,7 @@ struct daemon {
 	char fs[256];                /* the file system's path or URL */
 	char name[16];               /* "mgr", "iod0", ... */
 	char addr[300];
-	int up;
+	int up, err;
 	struct pvfs_counters_info c;
 };
 
@@ -89,14 +89,29 @@ sample_add(struct sample *s, const char *fs, const char *name, const char *addr)
 	return d;
 }
 
+struct sample_ctx {
+	struct pvfs_admin *a;
+	struct daemon *d; /* the file system's iods, in order */
+};
+
+static void
+sample_iod(uint32_t i, void *arg)
+{
+	struct sample_ctx *x = arg;
+
+	x->d[i].up = pvfs_admin_iod_counters(x->a, i, &x->d[i].c) == 0;
+	x->d[i].err = errno;
+}
+
 /* Ask the mgr and every iod of the file system of path. */
 static void
 sample_fs(struct sample *s, const char *path)
 {
 	struct pvfs_admin *a;
+	struct sample_ctx x;
 	struct daemon *d;
 	char addr[300], name[16];
-	uint32_t i, niods = 0;
+	uint32_t i, niods = 0, first;
 
 	if ((a = pvfs_admin_open(path)) == NULL) {
 		tool_err(path, errno);
@@ -110,15 +125,20 @@ sample_fs(struct sample *s, const char *path)
 		tool_errmsg(path, "mgr %s: %s", addr, strerror(errno));
 	if (pvfs_admin_niods(a, &niods) != 0)
 		niods = 0;
+	first = s->n;
 	for (i = 0; i < niods; i++) {
 		pvfs_admin_iod_addr(a, i, addr, sizeof(addr));
 		snprintf(name, sizeof(name), "iod%u", i);
-		d = sample_add(s, path, name, addr);
-		if (pvfs_admin_iod_counters(a, i, &d->c) == 0)
-			d->up = 1;
-		else
-			tool_errmsg(path, "iod %u %s: %s", i, addr, strerror(errno));
+		(void)sample_add(s, path, name, addr);
 	}
+	/* Every iod at once: a host down costs one timeout. */
+	x.a = a;
+	x.d = &s->d[first];
+	tool_each_parallel(niods, sample_iod, &x);
+	for (i = 0; i < niods; i++)
+		if (!x.d[i].up)
+			tool_errmsg(path, "iod %u %s: %s", i, x.d[i].addr,
+			    strerror(x.d[i].err));
 	pvfs_admin_close(a);
 }
 

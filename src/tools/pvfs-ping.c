@@ -50,26 +50,45 @@ ping_version(const char *what, uint32_t v)
 	return -1;
 }
 
-static int
-ping_iod(struct pvfs_admin *a, uint32_t i)
-{
+/* One iod's answers, asked for every iod at once. */
+struct ping_iod_res {
+	int rc, err;
 	struct pvfs_ping_info rep;
 	struct pvfs_space_info sf;
+};
+struct ping_ctx {
+	struct pvfs_admin *a;
+	struct ping_iod_res *res;
+};
+
+static void
+ping_iod_ask(uint32_t i, void *arg)
+{
+	struct ping_ctx *x = arg;
+	struct ping_iod_res *r = &x->res[i];
+
+	r->rc = pvfs_admin_iod_ping(x->a, i, &r->rep) != 0 ||
+	    pvfs_admin_iod_space(x->a, i, &r->sf) != 0 ? -1 : 0;
+	r->err = errno;
+}
+
+static int
+ping_iod(struct pvfs_admin *a, uint32_t i, const struct ping_iod_res *r)
+{
 	char addr[300], what[320], fb[16], tb[16];
 
 	pvfs_admin_iod_addr(a, i, addr, sizeof(addr));
 	snprintf(what, sizeof(what), "iod %u %s", i, addr);
-	if (pvfs_admin_iod_ping(a, i, &rep) != 0 ||
-	    pvfs_admin_iod_space(a, i, &sf) != 0) {
-		printf("%s: FAILED: %s\n", what, strerror(errno));
+	if (r->rc != 0) {
+		printf("%s: FAILED: %s\n", what, strerror(r->err));
 		return -1;
 	}
-	if (ping_version(what, rep.version) != 0)
+	if (ping_version(what, r->rep.version) != 0)
 		return -1;
 	printf("%s: ok, protocol %u, up %llus, %.3f ms, %s free of %s\n", what,
-	    rep.version, (unsigned long long)rep.uptime_s,
-	    (double)rep.rtt_us / 1000.0, tool_human(sf.bavail, fb, sizeof(fb)),
-	    tool_human(sf.blocks, tb, sizeof(tb)));
+	    r->rep.version, (unsigned long long)r->rep.uptime_s,
+	    (double)r->rep.rtt_us / 1000.0, tool_human(r->sf.bavail, fb, sizeof(fb)),
+	    tool_human(r->sf.blocks, tb, sizeof(tb)));
 	return 0;
 }
 
@@ -151,6 +170,7 @@ ping_fs(const char *path)
 {
 	struct pvfs_ping_info rep;
 	struct pvfs_admin *a;
+	struct ping_ctx x;
 	char addr[300], what[320];
 	uint32_t i, niods;
 	int bad = 0, dis;
@@ -175,8 +195,14 @@ ping_fs(const char *path)
 		    what, rep.version, (unsigned long long)rep.fsid,
 		    (unsigned long long)rep.uptime_s, (double)rep.rtt_us / 1000.0, niods);
 	ping_auth(what, rep.auth);
+	/* Every iod at once: a host that does not answer costs one timeout,
+	 * however many iods it runs. */
+	x.a = a;
+	x.res = tool_xmalloc((niods ? niods : 1) * sizeof(*x.res));
+	tool_each_parallel(niods, ping_iod_ask, &x);
 	for (i = 0; i < niods; i++)
-		bad += ping_iod(a, i) != 0;
+		bad += ping_iod(a, i, &x.res[i]) != 0;
+	free(x.res);
 	if (bad)
 		tool_errmsg(path, "%d of %u daemons failed", bad, niods + 1);
 	if ((dis = ping_iodstatus(a)) != 0)

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -364,6 +365,44 @@ int
 tool_is_root(const char *path)
 {
 	return pvfs_path_is_root(path);
+}
+
+struct tool_job {
+	void (*fn)(uint32_t, void *);
+	void *arg;
+	uint32_t i;
+};
+
+static void *
+tool_job_run(void *p)
+{
+	struct tool_job *j = p;
+
+	j->fn(j->i, j->arg);
+	return NULL;
+}
+
+void
+tool_each_parallel(uint32_t n, void (*fn)(uint32_t i, void *arg), void *arg)
+{
+	struct tool_job *jobs = tool_xmalloc((n ? n : 1) * sizeof(*jobs));
+	pthread_t *tids = tool_xmalloc((n ? n : 1) * sizeof(*tids));
+	char *started = tool_xmalloc(n ? n : 1);
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		jobs[i] = (struct tool_job){ fn, arg, i };
+		started[i] = pthread_create(&tids[i], NULL, tool_job_run,
+		    &jobs[i]) == 0;
+		if (!started[i])
+			fn(i, arg);
+	}
+	for (i = 0; i < n; i++)
+		if (started[i])
+			pthread_join(tids[i], NULL);
+	free(jobs);
+	free(tids);
+	free(started);
 }
 
 void

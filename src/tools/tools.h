@@ -80,6 +80,11 @@ int tool_is_root(const char *path);
  * an unreachable host is reported in seconds, not waited for. */
 #define TOOL_CHECK_TIMEOUT "5"
 void tool_check_timeout(void);
+/* fn(i, arg) for i in [0, n), all at once, one thread each (fewer if
+ * threads run out: then in turn), and back when every call returned:
+ * n unreachable daemons cost one timeout, not n. */
+void tool_each_parallel(uint32_t n, void (*fn)(uint32_t i, void *arg),
+    void *arg);
 /* The pvfstab's mount prefixes (malloc'd array of malloc'd strings). */
 int tool_tab_prefixes(char ***out);
 void *tool_xmalloc(size_t n);

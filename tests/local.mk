@@ -69,7 +69,7 @@ PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 NETNS_TESTS = tests/netns/hosts.sh tests/netns/deploy.sh
 # The FUSE client (doc/fuse.md): skipped (77) when pvfs-fuse is not built
 # or /dev/fuse is missing.
-FUSE_TESTS = tests/fuse/mount.sh tests/fuse/users.sh
+FUSE_TESTS = tests/fuse/mount.sh tests/fuse/users.sh tests/fuse/programs.sh
 SCRIPT_TESTS = $(TOOL_TESTS) $(PRELOAD_TESTS) $(NETNS_TESTS) $(FUSE_TESTS) \
 	tests/integration/static-link.sh tests/fuzz/smoke.sh
 

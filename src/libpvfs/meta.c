@@ -139,6 +139,24 @@ pvfs_stat(const char *path, struct stat *st)
 	return pvfs_meta_stat_reply(fs, &rep, st);
 }
 
+/* The mgr's attributes only: no iod is asked, so it works while one is
+ * down.  A regular file's size and blocks are 0, its mtime and ctime the
+ * mgr's (data written since the mgr last set them is not seen). */
+int
+pvfs_stat_meta(const char *path, struct stat *st, int nofollow)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct pvfs_io_size sz;
+	struct client_fs *fs;
+
+	if (meta_path_rpc(path, PVFS_MGR_STAT, nofollow ? PVFS_PF_NOFOLLOW : 0,
+	    &fs, &rep) != 0)
+		return -1;
+	memset(&sz, 0, sizeof(sz));
+	pvfs_meta_fill(fs, &rep, &sz, st);
+	return 0;
+}
+
 /* What path names, as the shim names local stand-ins for FIFOs and
  * sockets: its file system's id, its inode and its mode. */
 int

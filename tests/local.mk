@@ -61,7 +61,7 @@ TOOL_TESTS = tests/tools/ls.sh tests/tools/cp.sh tests/tools/cp-big.sh \
 	tests/tools/man.sh tests/tools/readme.sh \
 	tests/tools/ls-opts.sh tests/tools/cp-msgs.sh tests/tools/counters.sh \
 	tests/tools/links.sh tests/tools/genconfig.sh tests/tools/install.sh \
-	tests/tools/signals.sh
+	tests/tools/signals.sh tests/tools/iod-down.sh
 PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 	tests/preload/programs.sh tests/preload/build.sh tests/preload/fio.sh \
 	tests/preload/random.sh tests/preload/trees.sh

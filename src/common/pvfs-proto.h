@@ -293,10 +293,9 @@ struct pvfs_mgr_readdir_req {
 	uint64_t cookie; /* 0 = from the start */
 	uint32_t max;    /* at most this many entries (<= PVFS_READDIR_MAX) */
 };
-/* OPEN, STAT, GETATTR, TRUNCATE, UNLINK, RENAME, MKDIR, SETATTR, LINK.  For
- * UNLINK and RENAME, cap.rights has PVFS_R_REMOVE when a file's last name
- * went away and no lease holds it: the client must then remove its
- * stripes from every iod. */
+/* OPEN, STAT, GETATTR, TRUNCATE, UNLINK, RENAME, MKDIR, SETATTR, LINK.
+ * UNLINK and RENAME no longer carry PVFS_R_REMOVE: the mgr removes the
+ * stripes of a file whose last name went itself (doc/protocol.md). */
 struct pvfs_mgr_attrcap_rep {
 	struct pvfs_attr attr;
 	struct pvfs_cap cap;

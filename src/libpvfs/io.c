@@ -3,7 +3,7 @@
  * the answers mean.
  *
  * A read or a write sends each involved iod ONE request for its share of
- * the pattern; size, truncate, fsync and remove go to every iod of the
+ * the pattern; size, truncate and fsync go to every iod of the
  * file, statfs to every iod of the file system.  One try runs all of an
  * operation's streams at once in the engine (io-engine.c); here are the
  * requests, how the iods' errors add up to one errno, and the second try
@@ -27,7 +27,6 @@ union io_req {
 	struct pvfs_iod_read_req read;
 	struct pvfs_iod_write_req write;
 	struct pvfs_iod_truncate_req truncate;
-	struct pvfs_iod_cap_req remove;
 	struct pvfs_iod_fsync_req fsync;
 	struct pvfs_iod_size_req size;
 	struct pvfs_iod_read_list_req read_list;
@@ -46,12 +45,9 @@ struct io_op {
 	const struct io_segs *sg;
 	const struct iovec *iov;
 	int iovcnt;
-	/* A small request: opc with arg, to every iod of the file or, with
-	 * one set, to rel alone. */
+	/* A small request: opc with arg, to every iod of the file. */
 	uint16_t opc;
 	uint64_t arg;
-	int one;
-	uint32_t rel;
 	struct io_engine e;
 };
 
@@ -373,13 +369,10 @@ io_build_req(uint16_t opc, const struct io_file *f, uint32_t rel, uint64_t arg,
 		req->fsync.cap = f->cap;
 		req->fsync.datasync = (uint8_t)arg;
 		break;
-	case PVFS_IOD_REMOVE:
-		req->remove.cap = f->cap;
-		break;
 	}
 }
 
-/* The small request to each iod of the file, or to rel alone. */
+/* The small request to each iod of the file. */
 static int
 io_fill_file(struct io_op *op)
 {
@@ -388,8 +381,6 @@ io_fill_file(struct io_op *op)
 	uint32_t rel;
 
 	for (rel = 0; rel < d->pcount; rel++) {
-		if (op->one && rel != op->rel)
-			continue;
 		io_build_req(op->opc, op->f, rel, op->arg, &req);
 		if (pvfs_io_engine_add(&op->e, pvfs_stripe_abs(d, rel, op->fs->niods),
 		    rel, op->opc, &req) == NULL)
@@ -451,47 +442,6 @@ int
 pvfs_io_fsync(struct io_file *f, int datasync)
 {
 	return io_bcast_status(f, PVFS_IOD_FSYNC, datasync != 0);
-}
-
-/* IOD_REMOVE to the iods of f one at a time, after a broadcast failed
- * as a whole (one iod down fails it before anything is sent): those that
- * answer still drop their stripes, leaving pvfs-fsck only the dead one's. */
-static void
-io_remove_each(struct io_file *f)
-{
-	struct io_op op = { .fs = f->fs, .f = f, .fill = io_fill_file,
-		.opc = PVFS_IOD_REMOVE, .one = 1 };
-	enum io_retry retry;
-
-	for (op.rel = 0; op.rel < f->cap.dist.pcount; op.rel++) {
-		(void)io_op_try(&op, &retry);
-		pvfs_io_engine_free(&op.e);
-	}
-}
-
-/* A stripe file that is already gone is what we wanted.  A stopped iod
- * (ETIMEDOUT) is not asked again: that would double the wait. */
-int
-pvfs_io_remove(struct client_fs *fs, const struct pvfs_cap *cap)
-{
-	struct io_file f;
-	int rc, saved;
-
-	memset(&f, 0, sizeof(f));
-	f.fs = fs;
-	f.ino = cap->ino;
-	f.cap = *cap;
-	f.want_rights = PVFS_R_REMOVE;
-	rc = io_bcast_status(&f, PVFS_IOD_REMOVE, 0);
-	if (rc != 0 && errno == ENOENT)
-		rc = 0;
-	if (rc != 0 && errno != ETIMEDOUT && f.cap.dist.pcount > 1 &&
-	    io_check_file(&f) == 0) {
-		saved = errno;
-		io_remove_each(&f);
-		errno = saved;
-	}
-	return rc;
 }
 
 /* IOD_STATFS to every iod of the file system. */

@@ -139,6 +139,24 @@ pvfs_stat(const char *path, struct stat *st)
 	return pvfs_meta_stat_reply(fs, &rep, st);
 }
 
+/* The mgr's attributes only: no iod is asked, so it works while one is
+ * down.  A regular file's size and blocks are 0, its mtime and ctime the
+ * mgr's (data written since the mgr last set them is not seen). */
+int
+pvfs_stat_meta(const char *path, struct stat *st, int nofollow)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct pvfs_io_size sz;
+	struct client_fs *fs;
+
+	if (meta_path_rpc(path, PVFS_MGR_STAT, nofollow ? PVFS_PF_NOFOLLOW : 0,
+	    &fs, &rep) != 0)
+		return -1;
+	memset(&sz, 0, sizeof(sz));
+	pvfs_meta_fill(fs, &rep, &sz, st);
+	return 0;
+}
+
 /* What path names, as the shim names local stand-ins for FIFOs and
  * sockets: its file system's id, its inode and its mode. */
 int
@@ -459,28 +477,15 @@ pvfs_statfs(const char *path, struct statfs *buf)
 	return 0;
 }
 
-/* The mgr hands out a REMOVE capability when a file's last name went
- * away; its stripes go now.  The name is already gone, so a failure here
- * only leaves orphan stripes for the checker, not an error. */
-static void
-meta_drop_stripes(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *rep)
-{
-	int saved = errno;
-
-	if ((rep->cap.rights & PVFS_R_REMOVE) && S_ISREG(rep->attr.mode))
-		(void)pvfs_io_remove(fs, &rep->cap);
-	errno = saved;
-}
-
 int
 pvfs_unlink(const char *path)
 {
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 
+	/* The mgr frees the stripes of a last name itself (mgr-free.c). */
 	if (meta_path_rpc(path, PVFS_MGR_UNLINK, 0, &fs, &rep) != 0)
 		return -1;
-	meta_drop_stripes(fs, &rep);
 	return 0;
 }
 
@@ -517,7 +522,6 @@ pvfs_rename(const char *oldpath, const char *newpath)
 
 	if (meta_pair(PVFS_MGR_RENAME, oldpath, newpath, &rep, &fs) != 0)
 		return -1;
-	meta_drop_stripes(fs, &rep);
 	return 0;
 }
 

@@ -276,6 +276,13 @@ int pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
 int pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino,
     uint64_t gen);
 
+/* As pvfs_stat (pvfs_lstat with nofollow), from the mgr's attributes
+ * only: no iod is asked, so it works while an iod is down.  A regular
+ * file's st_size and st_blocks are 0 and its times are the mgr's.  For
+ * what needs a file's type, owner or mode but not its size (rm, mv,
+ * chmod, chown, and ls -l naming what it cannot size). */
+int pvfs_stat_meta(const char *path, struct stat *st, int nofollow);
+
 /* A file's identity and distribution, by path. */
 int pvfs_admin_attr(const char *path, struct pvfs_attr_info *attr);
 /* Ask each of a regular file's iods what it holds: parts has room for

@@ -212,8 +212,6 @@ int pvfs_io_truncate(struct io_file *f, uint64_t length);
 /* A fresh capability for f from the mgr (GETATTR with f's rights). */
 int pvfs_io_refresh(struct io_file *f);
 int pvfs_io_fsync(struct io_file *f, int datasync);
-/* Drop the stripes of a file whose cap carries PVFS_R_REMOVE. */
-int pvfs_io_remove(struct client_fs *fs, const struct pvfs_cap *cap);
 /* Sum of IOD_STATFS over every iod of fs. */
 int pvfs_io_statfs(struct client_fs *fs, struct pvfs_iod_statfs_rep *sum);
 /* A contiguous pattern of len > 0 bytes at off. */

@@ -8,7 +8,9 @@
  * mgr whether the iod's key is its own.  Everything is non-blocking on
  * the mgr's loop (one connection per HELLO, a timeout on each, backoff
  * after failures): the mgr never waits for an iod.  The result is a
- * per-iod status that MGR_IODSTATUS returns (pvfs-ping prints it).
+ * per-iod status that MGR_IODSTATUS returns (pvfs-ping prints it).  An
+ * iod that answers again after a failure is reported to mgr-free.c, which
+ * has stripes of freed files waiting for it.
  */
 #include <sys/socket.h>
 #include <sys/random.h>
@@ -122,6 +124,8 @@ iods_set_state(struct mgr_iod *d, uint32_t state, const char *why)
 {
 	int changed = d->st.state != state || strcmp(d->st.why, why) != 0;
 
+	if (state == PVFS_IODST_OK && d->st.state != PVFS_IODST_OK)
+		mgr_free_iod_up(d->index); /* stripes to free wait for it */
 	d->st.state = state;
 	snprintf(d->st.why, sizeof(d->st.why), "%s", why);
 	if (!changed)
@@ -442,6 +446,17 @@ mgr_iods_stop(void)
 	free(iods_wire);
 	iods = NULL;
 	iods_wire = NULL;
+}
+
+int
+mgr_iods_sockaddr(uint32_t index, struct sockaddr_storage *sa,
+    socklen_t *len)
+{
+	if (iods == NULL || index >= mgr.niods || iods[index].salen == 0)
+		return -1;
+	memcpy(sa, &iods[index].sa, iods[index].salen);
+	*len = iods[index].salen;
+	return 0;
 }
 
 int

@@ -232,6 +232,8 @@ jr_snap_emit_name(const struct mgr_inode *in, const struct mgr_dirent *de,
 	r.ctime_ns = in->ctime_ns;
 	r.mset_ns = in->mset_ns;
 	r.dist = in->dist;
+	if (r.type == MGR_REC_ORPHAN && in->held)
+		r.mode |= MGR_ORPHAN_HELD;
 	if (r.type == MGR_REC_MKNOD) {
 		r.mode = in->mode;
 		r.rdev = in->rdev;

@@ -168,6 +168,7 @@ mgr_ns_inode_free(struct mgr_inode *in)
 		free(in->dir->slots);
 	free(in->dir);
 	free(in->target);
+	free(in->rm_done);
 	free(in);
 }
 
@@ -797,6 +798,7 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 		if (in->dir != NULL || in->de == NULL)
 			return EINVAL;
 		in->keep = 1;
+		in->held = (r->mode & MGR_ORPHAN_HELD) != 0;
 		return 0;
 	}
 	if (r->ino <= NS_ROOT_INO)
@@ -811,6 +813,7 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 	in->dist = r->dist;
 	in->gen = r->gen;
 	in->keep = 1;
+	in->held = (r->mode & MGR_ORPHAN_HELD) != 0;
 	mgr_ns_drop(in, 0);
 	return 0;
 }

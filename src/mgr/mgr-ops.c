@@ -365,7 +365,7 @@ mgr_op_getattr(struct mgr_conn *c, void *rq, void *rp)
 	if (q->rights & ~PVFS_R_ALL)
 		return EINVAL;
 	if (q->rights & PVFS_R_REMOVE)
-		return EACCES; /* only the mgr's own unlink/rename grant it */
+		return EACCES; /* only the mgr uses it, to free orphans */
 	if (mgr_perm_reach(&q->cred, in) != 0)
 		return EACCES;
 	if (rights & PVFS_R_READ)
@@ -590,12 +590,13 @@ mgr_op_unlink(struct mgr_conn *c, void *rq, void *rp)
 		return rc;
 	if (p.ino->dir != NULL)
 		return EISDIR;
-	/* The inode may be gone after the record applies: describe it
-	 * first.  Its stripes go with its last name, unless it is open
-	 * somewhere: then the mgr removes them after the last close. */
-	mgr_op_attrcap(p.ino, p.ino->nlink == 1 && !mgr_lease_keep(p.ino) ?
-	    PVFS_R_REMOVE : PVFS_R_SIZE, rep);
+	/* Describe the inode before the record applies.  A regular file
+	 * outlives its last name as an orphan: the mgr removes its stripes
+	 * itself (mgr-free.c), after the last close if it is open. */
+	mgr_op_attrcap(p.ino, PVFS_R_SIZE, rep);
 	rep->attr.nlink = p.ino->nlink - 1;
+	if (p.ino->nlink == 1)
+		(void)mgr_lease_keep(p.ino);
 	mgr_ns_rec_new(&r, MGR_REC_UNLINK, &p, pvfs_now_ns());
 	r.ino = p.ino->ino;
 	mgr_journal_log(&r);
@@ -763,13 +764,11 @@ mgr_op_rename(struct mgr_conn *c, void *rq, void *rp)
 		return rc;
 	if (d.ino != NULL && d.ino->dir != NULL && d.ino->dir->nlive != 0)
 		return ENOTEMPTY;
-	/* A replaced file's last name goes away, and it is open nowhere:
-	 * the client removes its stripes with this capability. */
-	if (d.ino != NULL && MGR_IS_REG(d.ino) && d.ino->nlink == 1 &&
-	    !mgr_lease_keep(d.ino))
-		mgr_op_cap(d.ino, PVFS_R_REMOVE, &rep->cap);
-	else
-		mgr_op_cap(s.ino, PVFS_R_SIZE, &rep->cap);
+	/* A replaced file's last name goes away: it is an orphan, whose
+	 * stripes the mgr removes (mgr-free.c). */
+	if (d.ino != NULL && d.ino->nlink == 1)
+		(void)mgr_lease_keep(d.ino);
+	mgr_op_cap(s.ino, PVFS_R_SIZE, &rep->cap);
 	mgr_ns_rec_new(&r, MGR_REC_RENAME, &s, pvfs_now_ns());
 	r.parent2 = d.dir->ino;
 	r.name2 = d.name;

@@ -412,6 +412,15 @@ mgr_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
+/* After every journal commit: held replies go out, and orphans logged
+ * before may have their stripes removed. */
+static void
+mgr_durable(void)
+{
+	mgr_conn_release_all();
+	mgr_free_durable();
+}
+
 static void
 mgr_shutdown(void)
 {
@@ -478,7 +487,7 @@ main(int argc, char **argv)
 	mgr_conn_listen(lfd);
 	if (opt.sock != NULL)
 		mgr_conn_listen_unix(mgr.unix_fd);
-	mgr_journal_start(mgr.loop, mgr_conn_release_all);
+	mgr_journal_start(mgr.loop, mgr_durable);
 	mgr_iods_start(mgr.loop);
 	mgr_lease_start(mgr.loop);
 	pvfs_publish(opt.pidfile, opt.portfile, mgr.bound_port);

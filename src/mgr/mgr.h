@@ -130,6 +130,9 @@ void mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
 void mgr_iods_start(struct ev_loop *loop);
 void mgr_iods_stop(void);
 /* MGR_IODSTATUS: the per-iod view the HELLOs built. */
+/* iod index's address (resolved at start); -1 if it did not resolve. */
+int mgr_iods_sockaddr(uint32_t index, struct sockaddr_storage *sa,
+    socklen_t *len);
 int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
 /* ---- mgr-lease.c: open-unlinked files ---- */
@@ -138,10 +141,22 @@ struct mgr_inode;
 void mgr_lease_set_grace(double secs);
 int mgr_lease_op(struct mgr_conn *c, void *req, void *rep);
 void mgr_lease_conn_gone(struct mgr_conn *c);
-/* in's last name is about to go: 1 (and an ORPHAN record) if leased. */
-int mgr_lease_keep(const struct mgr_inode *in);
+/* in's last name is about to go: 1 (and an ORPHAN record) for a regular
+ * file, whose stripes mgr-free.c removes once no lease holds it. */
+int mgr_lease_keep(struct mgr_inode *in);
 void mgr_lease_start(struct ev_loop *loop);
 void mgr_lease_stop(void);
+
+/* ---- mgr-free.c: removing orphans' stripes from the iods ---- */
+/* An ORPHAN record for in was just logged: nothing of it goes before the
+ * commit that makes it durable. */
+void mgr_free_orphan_new(struct mgr_inode *in);
+/* The journal's durable hook calls it after every commit. */
+void mgr_free_durable(void);
+/* mgr-iods.c: iod index answers HELLO again. */
+void mgr_free_iod_up(uint32_t index);
+void mgr_free_start(struct ev_loop *loop);
+void mgr_free_stop(void);
 
 /* ---- mgr-admin.c: what pvfs-fsck and pvfs-counters ask ---- */
 int mgr_admin_inolist(struct mgr_conn *c, void *req, void *rep);
@@ -200,10 +215,14 @@ struct mgr_inode {
 	uint32_t nlink;          /* files: names (de's chain) */
 	/* Open-unlinked files (mgr-lease.c): connections holding the file
 	 * open; keep says the inode outlives its last name (an ORPHAN
-	 * record), orphan that it did. */
+	 * record), orphan that it did, held that a lease held it then. */
 	uint32_t leases;
-	uint8_t keep, orphan, freeing;
+	uint8_t keep, orphan, freeing, held;
 	int64_t free_at;         /* orphan without leases: free from then (mono ms) */
+	/* mgr-free.c: the commit that makes the ORPHAN record durable, and
+	 * which stripes (by position) the iods confirmed gone. */
+	uint64_t durable_at;
+	uint8_t *rm_done;
 	uint64_t walk_gen;       /* mgr_ns_walk_names: met in this walk */
 	TAILQ_ENTRY(mgr_inode) oentry; /* on the orphan list */
 };
@@ -247,6 +266,9 @@ enum mgr_rec_type {
 	MGR_REC_LINK = 9,   /* another name for a file */
 	MGR_REC_ORPHAN = 10, /* a file outlives its last name (open-unlinked) */
 	MGR_REC_FREE = 11,   /* an orphan's stripes are gone: forget it */
+	/* ORPHAN's mode: a lease held the file (after a restart it waits
+	 * the grace for its holder); older mgrs ignore the bit. */
+#define MGR_ORPHAN_HELD 0x100000u
 	MGR_REC_MKNOD = 12, /* a FIFO, socket or device node */
 };
 #define MGR_REC_MODE 0x1u

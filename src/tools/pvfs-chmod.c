@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -32,7 +33,7 @@ chmod_child(const char *path)
 {
 	struct stat st;
 
-	if (pvfs_lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+	if (pvfs_stat_meta(path, &st, 1) == 0 && S_ISLNK(st.st_mode))
 		return 0;
 	return chmod_path(path);
 }
@@ -45,7 +46,8 @@ chmod_path(const char *path)
 	struct stat st;
 	mode_t m;
 
-	if (pvfs_stat(path, &st) != 0) {
+	/* The mode and type only: no iod is asked (one may be down). */
+	if (pvfs_stat_meta(path, &st, 0) != 0) {
 		tool_err(path, errno);
 		return 0;
 	}

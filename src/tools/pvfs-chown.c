@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -86,7 +87,7 @@ chown_child(const char *path)
 {
 	struct stat st;
 
-	if (pvfs_lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (pvfs_stat_meta(path, &st, 1) == 0 && S_ISLNK(st.st_mode)) {
 		if (pvfs_lchown(path, new_uid, new_gid) != 0)
 			tool_err(path, errno);
 		return 0;
@@ -104,7 +105,7 @@ chown_path(const char *path)
 		tool_err(path, errno);
 		return 0;
 	}
-	if (opt_rec && pvfs_stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (opt_rec && pvfs_stat_meta(path, &st, 0) == 0 && S_ISDIR(st.st_mode))
 		tool_each_child(path, chown_child);
 	return 0;
 }

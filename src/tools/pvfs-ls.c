@@ -94,6 +94,7 @@ struct ls_ent {
 	char *target;        /* a link's text, NULL otherwise */
 	struct stat tst;     /* what the link leads to, if tok */
 	int tok;
+	int nosize;          /* a regular file its iods could not size */
 };
 
 struct ls_width {
@@ -272,10 +273,18 @@ ls_human(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
-/* A device shows "major, minor" where others show a size, as GNU ls. */
+/* A device shows "major, minor" where others show a size, as GNU ls; a
+ * size that could not be had shows "?", as GNU ls shows what it cannot
+ * get. */
 static const char *
-ls_size(const struct stat *st, char *buf, size_t len)
+ls_size(const struct ls_ent *e, char *buf, size_t len)
 {
+	const struct stat *st = &e->st;
+
+	if (e->nosize) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
 	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
 		snprintf(buf, len, "%u, %u", major(st->st_rdev), minor(st->st_rdev));
 		return buf;
@@ -409,16 +418,50 @@ ls_fill_link(struct ls_ent *e)
 	return 0;
 }
 
+/* lstat failed, the mgr answering but not an iod (one is down): the
+ * mgr's attributes, the size unknown.  The iod is named once; the exit
+ * status says something was missing, as GNU ls's does. */
+static int
+ls_fill_nosize(struct ls_ent *e)
+{
+	static int said;
+	const char *who = pvfs_error_detail();
+	char why[256];
+	int err = errno;
+
+	snprintf(why, sizeof(why), "%s%s%s%s", strerror(err),
+	    who != NULL ? " (" : "", who != NULL ? who : "",
+	    who != NULL ? ")" : "");
+	if (pvfs_stat_meta(e->path, &e->st, 1) != 0 ||
+	    !S_ISREG(e->st.st_mode)) {
+		errno = err;
+		return -1;
+	}
+	e->nosize = 1;
+	if (!said)
+		tool_errmsg(e->path, "size unknown: %s", why);
+	said = 1;
+	tool_status = TOOL_EXIT_FAIL;
+	return 0;
+}
+
 /* Entries are lstat'ed; an operand is followed when it is a link to a
- * directory, unless -l, -d or -F (GNU ls's default). */
+ * directory, unless -l, -d or -F (GNU ls's default).  Only -l, -t and -S
+ * need what a regular file's iods hold (size, mtime, blocks); without
+ * them the mgr's attributes do, and the listing works with an iod down. */
 static int
 ls_fill(struct ls_ent *e, int operand)
 {
+	int sizes = opt_format == FMT_LONG || opt_sort != SORT_NAME;
 	struct stat st;
 
 	e->target = NULL;
 	e->tok = 0;
-	if (pvfs_lstat(e->path, &e->st) != 0)
+	e->nosize = 0;
+	if (!sizes) {
+		if (pvfs_stat_meta(e->path, &e->st, 1) != 0)
+			return -1;
+	} else if (pvfs_lstat(e->path, &e->st) != 0 && ls_fill_nosize(e) != 0)
 		return -1;
 	if (S_ISLNK(e->st.st_mode) && operand && opt_format != FMT_LONG &&
 	    !opt_dir && !opt_classify && pvfs_stat(e->path, &st) == 0 &&
@@ -466,7 +509,7 @@ ls_widths(const struct ls_ent *v, size_t n, struct ls_width *w)
 			w->owner = l;
 		if ((l = (int)strlen(ls_id(1, v[i].st.st_gid, buf, sizeof(buf)))) > w->group)
 			w->group = l;
-		if ((l = (int)strlen(ls_size(&v[i].st, buf, sizeof(buf)))) > w->size)
+		if ((l = (int)strlen(ls_size(&v[i], buf, sizeof(buf)))) > w->size)
 			w->size = l;
 	}
 }
@@ -488,7 +531,7 @@ ls_long_prefix(const struct ls_ent *e, const struct ls_width *w, char *out,
 	    w->links, (unsigned long)e->st.st_nlink, w->owner,
 	    ls_id(0, e->st.st_uid, ob, sizeof(ob)), w->group,
 	    ls_id(1, e->st.st_gid, gb, sizeof(gb)), w->size,
-	    ls_size(&e->st, sb, sizeof(sb)), tb);
+	    ls_size(e, sb, sizeof(sb)), tb);
 }
 
 static void

@@ -71,12 +71,14 @@ mv_one(const char *src, const char *dst)
 {
 	struct stat st, dst_st;
 
-	/* A link moves as a link (lstat), as mv(1) moves it. */
-	if (tool_lstat(src, &st) != 0) {
+	/* A link moves as a link (lstat), as mv(1) moves it.  Only the
+	 * type matters: no size is asked, so a rename works with an iod
+	 * down. */
+	if (tool_lstat_meta(src, &st) != 0) {
 		tool_err(src, errno);
 		return 0;
 	}
-	if (opt_noclobber && tool_lstat(dst, &dst_st) == 0)
+	if (opt_noclobber && tool_lstat_meta(dst, &dst_st) == 0)
 		return 0;
 	if (mv_rename(src, dst) == 0)
 		return 0;

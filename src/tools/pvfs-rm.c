@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libpvfs/pvfs-client.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -51,8 +52,9 @@ rm_path(const char *path)
 {
 	struct stat st;
 
-	/* A link is removed, never what it leads to (lstat, as rm). */
-	if (pvfs_lstat(path, &st) != 0) {
+	/* A link is removed, never what it leads to (lstat, as rm).  The
+	 * type is all it needs: no iod is asked (one may be down). */
+	if (pvfs_stat_meta(path, &st, 1) != 0) {
 		if (opt_force && errno == ENOENT)
 			return 0;
 		tool_err(path, errno);

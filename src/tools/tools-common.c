@@ -440,6 +440,13 @@ tool_lstat(const char *path, struct stat *st)
 }
 
 int
+tool_lstat_meta(const char *path, struct stat *st)
+{
+	return tool_is_pvfs(path) ? pvfs_stat_meta(path, st, 1) :
+	    lstat(path, st);
+}
+
+int
 tool_readlink(const char *path, char *buf, size_t len)
 {
 	ssize_t n = tool_is_pvfs(path) ? pvfs_readlink(path, buf, len) :

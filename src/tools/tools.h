@@ -97,6 +97,10 @@ struct tool_fd {
 };
 int tool_stat(const char *path, struct stat *st);
 int tool_lstat(const char *path, struct stat *st);
+/* tool_lstat without a regular file's size, times or blocks (a PVFS
+ * file's are not asked of its iods): for what needs only its type, so
+ * that it works while an iod is down. */
+int tool_lstat_meta(const char *path, struct stat *st);
 /* A link's text, NUL-terminated, in buf (len bytes: ENAMETOOLONG if
  * short). */
 int tool_readlink(const char *path, char *buf, size_t len);

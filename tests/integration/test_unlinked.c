@@ -6,6 +6,10 @@
  * holder is killed with SIGKILL, within the mgr's grace; across a mgr
  * restart, a holder that is still alive keeps it, a dead one does not;
  * pvfs-fsck reports no orphan stripes for a live open-unlinked file.
+ * With an iod killed, unlink and rename over a file succeed, the other
+ * iods' stripes go at once and the dead one's when it is back, across a
+ * mgr restart too (the ORPHAN records are the durable list); the mgr
+ * does all this on its one thread.
  *
  *   test_unlinked                 the tests
  *   test_unlinked --unlink PATH   another client: unlink PATH
@@ -17,6 +21,7 @@
  */
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -40,6 +45,7 @@
 #include "pvfs.h"
 #include "cluster.h"
 #include "fsck-run.h"
+#include "procinfo.h"
 
 #define NIODS 3
 #define FSIZE (300u * 1024) /* stripes on every iod */
@@ -48,6 +54,10 @@
 /* The bound: the grace, the mgr's 0.5 s look at its orphans and the
  * removal itself, with room for a loaded machine. */
 #define FREE_BOUND_MS (GRACE_MS + 8000)
+/* An iod back: the mgr's HELLO (every 10 s) or its own retry (at most
+ * 10 s apart) finds it, with room for a loaded machine. */
+#define BACK_BOUND_MS 20000
+#define DOWN_IOD 1
 
 static struct cluster c;
 static char self[PATH_MAX];
@@ -128,6 +138,45 @@ wait_stripes_gone(uint64_t ino, int64_t limit_ms)
 		usleep(50000);
 	}
 	return now_ms() - t0;
+}
+
+/* Milliseconds until ino has no stripe on any iod but DOWN_IOD, or -1. */
+static int64_t
+wait_up_stripes_gone(uint64_t ino, int64_t limit_ms)
+{
+	int64_t t0 = now_ms();
+	int k, n;
+
+	for (;;) {
+		for (k = n = 0; k < NIODS; k++)
+			n += k != DOWN_IOD && cluster_stripe_exists(&c, k, ino);
+		if (n == 0)
+			return now_ms() - t0;
+		if (now_ms() - t0 > limit_ms)
+			return -1;
+		usleep(50000);
+	}
+}
+
+/* Threads of the mgr process (entries of /proc/PID/task), or -1. */
+static int
+mgr_threads(void)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	pid_t pid = proc_daemon_pid(&c, "mgr");
+	int n = 0;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 /* A file of FSIZE pattern bytes on every iod; its inode. */
@@ -364,6 +413,80 @@ test_mgr_restart(void **state)
 	assert_true(wait_stripes_gone(ino1, FREE_BOUND_MS) >= 0);
 }
 
+/* Files removed while an iod is down: with iod DOWN_IOD killed, unlink
+ * and rename over a file succeed at once; the other iods' stripes go;
+ * the dead iod's stay until it is back, then go too.  With restart_mgr,
+ * the mgr is killed while the iod is down and starts again with it: the
+ * ORPHAN records bring the pending stripes back. */
+static void
+iod_down_case(const char *tag, int restart_mgr)
+{
+	uint64_t seed = 0x10d0, ino1, ino2;
+	char a[32], b[32], v[32], pa[PATH_MAX], pb[PATH_MAX], pv[PATH_MAX];
+	char daemon[16];
+	double t0;
+
+	snprintf(a, sizeof(a), "%s-a", tag);
+	snprintf(b, sizeof(b), "%s-b", tag);
+	snprintf(v, sizeof(v), "%s-v", tag);
+	snprintf(daemon, sizeof(daemon), "iod%d", DOWN_IOD);
+	ino1 = make_file(a, seed);
+	ino2 = make_file(v, seed + 1); /* the victim of the rename */
+	make_file(b, seed + 2);
+	cluster_path(&c, a, pa);
+	cluster_path(&c, b, pb);
+	cluster_path(&c, v, pv);
+	assert_int_equal(cluster_kill(&c, daemon, SIGKILL), 0);
+	t0 = mono_now();
+	assert_int_equal(pvfs_unlink(pa), 0);
+	assert_int_equal(pvfs_rename(pb, pv), 0);
+	print_message("%s: unlink and rename with %s down: %.3f s\n", tag,
+	    daemon, mono_now() - t0);
+	assert_true(mono_now() - t0 < 2.0); /* nobody waited for the iod */
+	assert_true(wait_up_stripes_gone(ino1, FREE_BOUND_MS) >= 0);
+	assert_true(wait_up_stripes_gone(ino2, FREE_BOUND_MS) >= 0);
+	assert_int_equal(cluster_stripe_exists(&c, DOWN_IOD, ino1), 1);
+	assert_int_equal(cluster_stripe_exists(&c, DOWN_IOD, ino2), 1);
+	if (restart_mgr)
+		assert_int_equal(cluster_kill(&c, "mgr", SIGKILL), 0);
+	usleep(1000 * 1000); /* retries against the dead iod meanwhile */
+	assert_int_equal(cluster_stripe_exists(&c, DOWN_IOD, ino1), 1);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_true(wait_stripes_gone(ino1, BACK_BOUND_MS) >= 0);
+	assert_true(wait_stripes_gone(ino2, BACK_BOUND_MS) >= 0);
+	print_message("%s: the returned iod's stripes gone\n", tag);
+	assert_int_equal(mgr_threads(), 1);
+}
+
+static void
+test_iod_down(void **state)
+{
+	(void)state;
+	iod_down_case("down", 0);
+}
+
+static void
+test_iod_down_mgr_restart(void **state)
+{
+	(void)state;
+	iod_down_case("restart", 1);
+}
+
+/* The mgr removes stripes from its event loop: one thread, after it has
+ * freed files (the old worker thread started at start anyway). */
+static void
+test_one_thread(void **state)
+{
+	uint64_t ino;
+	char path[PATH_MAX];
+
+	(void)state;
+	ino = make_file("t1", 0x7777);
+	assert_int_equal(pvfs_unlink(cluster_path(&c, "t1", path)), 0);
+	assert_true(wait_stripes_gone(ino, FREE_BOUND_MS) >= 0);
+	assert_int_equal(mgr_threads(), 1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -372,6 +495,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_renamed_over),
 		cmocka_unit_test(test_holder_killed),
 		cmocka_unit_test(test_mgr_restart),
+		cmocka_unit_test(test_one_thread),
+		cmocka_unit_test(test_iod_down),
+		cmocka_unit_test(test_iod_down_mgr_restart),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--unlink") == 0)

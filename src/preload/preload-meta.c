@@ -364,6 +364,15 @@ pl_access_at(enum pl_call which, int dirfd, const char *path, int mode,
 	int rc;
 
 	if (r == PL_PVFS) {
+		/* AT_SYMLINK_NOFOLLOW asks about a last link itself, whose
+		 * mode is 0777: it may be done whatever is asked. */
+		if (which == PL_FACCESSAT && (flags & AT_SYMLINK_NOFOLLOW)) {
+			struct stat st;
+
+			if (!PL_ESCAPED(rc = pl_lstat_abs(abs, &st, 1)) &&
+			    (rc != 0 || S_ISLNK(st.st_mode)))
+				return rc;
+		}
 		if (!PL_ESCAPED(rc = PL_BUSY(pvfs_access(abs, mode))))
 			return rc;
 		use = pvfs_local_path();

@@ -1195,6 +1195,13 @@ links_resolved(const char *pvfs)
 		closedir(d);
 	}
 	check(lnk, "readdir: a link is DT_LNK");
+	snprintf(p, sizeof(p), "%s/rp/dang", pvfs);
+	check(symlink("nowhere", p) == 0 &&
+	    faccessat(AT_FDCWD, p, W_OK, AT_SYMLINK_NOFOLLOW) == 0,
+	    "faccessat(AT_SYMLINK_NOFOLLOW) of a dangling link: the link, 0");
+	errno = 0;
+	check(faccessat(AT_FDCWD, p, F_OK, 0) < 0 && errno == ENOENT,
+	    "... and following it: ENOENT");
 	if (chdir("/") != 0)
 		abort();
 }

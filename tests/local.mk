@@ -50,6 +50,8 @@ tests_integration_test_dirs_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 # The differential POSIX suite (issue 14): each call on a local directory
 # and on PVFS, natively and through the shim, compared exactly.
 POSIX_TESTS = tests/posix/test_paths
+tests_posix_test_paths_SOURCES = tests/posix/test_paths.c tests/posix/posix.h \
+	tests/posix/posix-times.c tests/posix/posix-extra.c
 
 # Scripts: the tools, the preload shim, the fuzzers' smoke run.
 TOOL_TESTS = tests/tools/ls.sh tests/tools/cp.sh tests/tools/cp-big.sh \

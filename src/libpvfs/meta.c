@@ -359,14 +359,16 @@ pvfs_fchmod(int fd, mode_t mode)
 	return fd < 0 ? (errno = EBADF, -1) : meta_chmod(NULL, fd, mode);
 }
 
-/* -1 leaves the owner or the group as it is. */
+/* -1 leaves the owner or the group as it is; a chown to -1, -1 still
+ * sets ctime and clears set-id bits (PVFS_SET_CHOWN).  nofollow: a last
+ * link itself (lchown). */
 static int
-meta_chown(const char *path, int fd, uid_t owner, gid_t group)
+meta_chown(const char *path, int fd, uid_t owner, gid_t group, int nofollow)
 {
 	struct pvfs_setattr sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.mask = PVFS_SET_CHOWN;
+	sa.mask = PVFS_SET_CHOWN | (nofollow ? PVFS_SET_NOFOLLOW : 0);
 	if (owner != (uid_t)-1) {
 		sa.mask |= PVFS_SET_UID;
 		sa.uid = owner;
@@ -381,31 +383,19 @@ meta_chown(const char *path, int fd, uid_t owner, gid_t group)
 int
 pvfs_chown(const char *path, uid_t owner, gid_t group)
 {
-	return meta_chown(path, -1, owner, group);
+	return meta_chown(path, -1, owner, group, 0);
 }
 
 int
 pvfs_lchown(const char *path, uid_t owner, gid_t group)
 {
-	struct pvfs_setattr sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.mask = PVFS_SET_NOFOLLOW;
-	if (owner != (uid_t)-1) {
-		sa.mask |= PVFS_SET_UID;
-		sa.uid = owner;
-	}
-	if (group != (gid_t)-1) {
-		sa.mask |= PVFS_SET_GID;
-		sa.gid = group;
-	}
-	return pvfs_path_setattr(path, &sa);
+	return meta_chown(path, -1, owner, group, 1);
 }
 
 int
 pvfs_fchown(int fd, uid_t owner, gid_t group)
 {
-	return fd < 0 ? (errno = EBADF, -1) : meta_chown(NULL, fd, owner, group);
+	return fd < 0 ? (errno = EBADF, -1) : meta_chown(NULL, fd, owner, group, 0);
 }
 
 int

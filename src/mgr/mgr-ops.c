@@ -93,6 +93,27 @@ mgr_op_existing(const struct pvfs_cred *cr, const char *path,
 	return rc;
 }
 
+/* A name to be made by a request other than mkdir (mknod, symlink, the
+ * new name of a link), checked in Linux's order: the name is taken
+ * (EEXIST, "." and ".." too), "missing/" is ENOENT, then may_create.
+ * which: 1 when path is a RENAME-shaped request's second. */
+static int
+mgr_op_new_name(const struct pvfs_cred *cr, const char *path,
+    struct mgr_path *p, int which)
+{
+	int rc;
+
+	if ((rc = mgr_op_resolve(cr, path, p, 1, MGR_WALK_PARENT, which)) != 0)
+		return rc;
+	if (p->special || p->ino != NULL)
+		return EEXIST;
+	if (p->slash)
+		return ENOENT;
+	if (mgr_perm_check(cr, p->dir, MGR_MAY_W | MGR_MAY_X) != 0)
+		return EACCES;
+	return 0;
+}
+
 static enum mgr_follow
 mgr_op_follow(uint32_t pflags)
 {
@@ -648,17 +669,8 @@ mgr_op_mknod(struct mgr_conn *c, void *rq, void *rp)
 		return EINVAL;
 	if (fmt != S_IFIFO && fmt != S_IFSOCK && fmt != S_IFCHR && fmt != S_IFBLK)
 		return fmt == S_IFDIR ? EPERM : EINVAL;
-	/* "x/" names a directory to be: Linux says ENOENT for a new name,
-	 * EEXIST for one that is taken. */
-	if ((rc = mgr_op_resolve(&q->cred, q->path, &p, 1, MGR_WALK_PARENT,
-	    0)) != 0)
+	if ((rc = mgr_op_new_name(&q->cred, q->path, &p, 0)) != 0)
 		return rc;
-	if (p.ino != NULL)
-		return EEXIST;
-	if (p.slash)
-		return ENOENT;
-	if (mgr_perm_check(&q->cred, p.dir, MGR_MAY_W | MGR_MAY_X) != 0)
-		return EACCES;
 	if ((fmt == S_IFCHR || fmt == S_IFBLK) && q->cred.uid != 0)
 		return EPERM;
 	mgr_ns_rec_new(&r, MGR_REC_MKNOD, &p, now);
@@ -796,15 +808,8 @@ mgr_op_symlink(struct mgr_conn *c, void *rq, void *rp)
 		return ENOENT;
 	if (tlen > MGR_LINK_MAX)
 		return ENAMETOOLONG;
-	if ((rc = mgr_op_resolve(&q->cred, q->path, &p, 1, MGR_WALK_PARENT,
-	    0)) != 0)
+	if ((rc = mgr_op_new_name(&q->cred, q->path, &p, 0)) != 0)
 		return rc;
-	if (p.ino != NULL)
-		return EEXIST;
-	if (p.slash)
-		return ENOENT;
-	if (mgr_perm_check(&q->cred, p.dir, MGR_MAY_W | MGR_MAY_X) != 0)
-		return EACCES;
 	mgr_ns_rec_new(&r, MGR_REC_SYMLINK, &p, now);
 	r.ino = mgr_ns_next_ino();
 	r.mode = 0777;
@@ -851,15 +856,8 @@ mgr_op_link(struct mgr_conn *c, void *rq, void *rp)
 	/* link(2) makes a name for a last link itself, not its target. */
 	if ((rc = mgr_op_existing(&q->cred, q->from, &s,
 	    MGR_WALK_NOFOLLOW)) != 0 ||
-	    (rc = mgr_op_resolve(&q->cred, q->to, &d, 1, MGR_WALK_PARENT,
-	    1)) != 0)
+	    (rc = mgr_op_new_name(&q->cred, q->to, &d, 1)) != 0)
 		return rc;
-	if (d.special || d.ino != NULL)
-		return EEXIST;
-	if (d.slash)
-		return ENOENT; /* "new/": a directory that does not exist */
-	if (mgr_perm_check(&q->cred, d.dir, MGR_MAY_W | MGR_MAY_X) != 0)
-		return EACCES;
 	if (s.ino->dir != NULL)
 		return EPERM;
 	if (s.ino->nlink >= OP_LINK_MAX)

@@ -222,16 +222,7 @@ jr_snap_emit_name(const struct mgr_inode *in, const struct mgr_dirent *de,
 	r.target = in->target;
 	r.targetlen = in->targetlen;
 	r.mask = MGR_REC_ALL;
-	r.ino = in->ino;
-	r.gen = in->gen;
-	r.mode = in->mode & 07777;
-	r.uid = in->uid;
-	r.gid = in->gid;
-	r.atime_ns = in->atime_ns;
-	r.mtime_ns = in->mtime_ns;
-	r.ctime_ns = in->ctime_ns;
-	r.mset_ns = in->mset_ns;
-	r.dist = in->dist;
+	mgr_ns_rec_attrs(in, &r);
 	if (r.type == MGR_REC_ORPHAN && in->held)
 		r.mode |= MGR_ORPHAN_HELD;
 	if (r.type == MGR_REC_MKNOD) {

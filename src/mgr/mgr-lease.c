@@ -131,16 +131,9 @@ mgr_lease_keep(struct mgr_inode *in)
 		return 0;
 	memset(&r, 0, sizeof(r));
 	r.type = MGR_REC_ORPHAN;
-	r.ino = in->ino;
-	r.gen = in->gen;
-	r.mode = (in->mode & 07777) | (in->leases != 0 ? MGR_ORPHAN_HELD : 0);
-	r.uid = in->uid;
-	r.gid = in->gid;
-	r.atime_ns = in->atime_ns;
-	r.mtime_ns = in->mtime_ns;
-	r.ctime_ns = in->ctime_ns;
-	r.mset_ns = in->mset_ns;
-	r.dist = in->dist;
+	mgr_ns_rec_attrs(in, &r);
+	if (in->leases != 0)
+		r.mode |= MGR_ORPHAN_HELD;
 	mgr_journal_log(&r);
 	mgr_free_orphan_new(in);
 	return 1;

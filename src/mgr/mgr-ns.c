@@ -846,6 +846,21 @@ mgr_ns_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
 	r->time = now;
 }
 
+void
+mgr_ns_rec_attrs(const struct mgr_inode *in, struct mgr_rec *r)
+{
+	r->ino = in->ino;
+	r->gen = in->gen;
+	r->mode = in->mode & 07777;
+	r->uid = in->uid;
+	r->gid = in->gid;
+	r->atime_ns = in->atime_ns;
+	r->mtime_ns = in->mtime_ns;
+	r->ctime_ns = in->ctime_ns;
+	r->mset_ns = in->mset_ns;
+	r->dist = in->dist;
+}
+
 /* The one way the name space changes: 0 or an errno saying why the record
  * does not fit the current tree. */
 int

@@ -330,6 +330,8 @@ void mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a);
 int mgr_ns_apply(const struct mgr_rec *r);
 /* The fields every record for path p starts with (mgr-ops.c's handlers
  * and the unit tests build their changes with it). */
+/* in's identity and attributes into r (an ORPHAN record, a snapshot's). */
+void mgr_ns_rec_attrs(const struct mgr_inode *in, struct mgr_rec *r);
 void mgr_ns_rec_new(struct mgr_rec *r, uint8_t type, const struct mgr_path *p,
     int64_t now);
 /* Entries of dir after cookie; *eof set when none is left after them. */

@@ -435,6 +435,23 @@ cluster_stripe_exists(struct cluster *c, int k, uint64_t ino)
 	    cluster_stripe_find(c, k, 1, ino, path);
 }
 
+int
+cluster_stripes_gone(struct cluster *c, uint64_t ino, int limit_ms)
+{
+	struct timespec pause = { 0, 20 * 1000000 };
+	int k, held, waited;
+
+	for (waited = 0;; waited += 20) {
+		for (k = held = 0; k < c->niods; k++)
+			held += cluster_stripe_exists(c, k, ino);
+		if (held == 0)
+			return 0;
+		if (waited >= limit_ms)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+}
+
 static int
 cluster_rm_rf(const char *dir)
 {

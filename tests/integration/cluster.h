@@ -72,6 +72,10 @@ char *cluster_stripe_file(struct cluster *c, int k, uint64_t ino, char *buf);
 /* 1 if iod k holds a stripe file for ino, of any gen (upper- or lower-case
  * XX), else 0. */
 int cluster_stripe_exists(struct cluster *c, int k, uint64_t ino);
+/* Wait until no iod holds a stripe file for ino (the mgr frees a file's
+ * stripes from its loop, soon after its last name goes): 0, or -1 if
+ * some remain after limit_ms. */
+int cluster_stripes_gone(struct cluster *c, uint64_t ino, int limit_ms);
 /* The daemon's log (DIR/run/NAME.log) open for reading, or NULL. */
 FILE *cluster_log(struct cluster *c, const char *daemon);
 /* Print the tail of every daemon log to stderr. */

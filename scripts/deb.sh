@@ -32,9 +32,17 @@ trap 'rm -rf "$W"' EXIT
 version=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
 T=$W/pvfs-$version
 mkdir "$T"
-(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-	tar --null -T - -cf -) | tar -C "$T" -xf -
+# A git tree gives its files; a release tarball (make dist) is copied as
+# it is, without the build directories made in it (make distcheck's).
+if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+		tar --null -T - -cf -) | tar -C "$T" -xf -
+else
+	(cd "$SRC" && tar --exclude='./_build*' --exclude='./_deb' \
+		--exclude='./_inst' --exclude='./autom4te.cache' -cf - .) |
+		tar -C "$T" -xf -
+fi
 
 # Two jobs at most: the build machines are shared.
 (cd "$T" && DEB_BUILD_OPTIONS="parallel=2 ${DEB_BUILD_OPTIONS:-}" \

@@ -102,9 +102,11 @@ main(int argc, char **argv)
 	return st.st_size == (off_t)(sizeof msg - 1) ? 0 : 1;
 }
 EOF
+# (In a sanitizer build the installed library is instrumented: the
+# program links the sanitizers' runtime too, SAN_LDFLAGS.)
 check "pvfs.h: a program including only it builds, -std=c99 -pedantic -Werror" \
 	sh -c "cc -std=c99 -pedantic -Wall -Wextra -Werror \$($PC --cflags pvfs) \
-	-o '$T/prog' '$T/prog.c' \$($PC --libs pvfs)"
+	-o '$T/prog' '$T/prog.c' \$($PC --libs pvfs) ${SAN_LDFLAGS:-}"
 printf '#include <pvfs.h>\n' >"$T/only.c"
 check "pvfs.h alone: C, -Wall -Wextra -Werror" cc -std=c99 -Wall -Wextra -Werror \
 	-I"$R$includedir" -c -o "$T/only.o" "$T/only.c"

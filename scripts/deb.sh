@@ -10,7 +10,7 @@
 # is missing).
 # Exit status: 0 built and lintian found no error, 1 otherwise.
 set -eu
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd -P)
 OUT=$(mkdir -p "${1:-$SRC/_deb}" && cd "${1:-$SRC/_deb}" && pwd)
 NEED="debhelper dpkg-dev fakeroot lintian libev-dev libmunge-dev libfuse3-dev pkg-config"
 
@@ -34,7 +34,9 @@ T=$W/pvfs-$version
 mkdir "$T"
 # A git tree gives its files; a release tarball (make dist) is copied as
 # it is, without the build directories made in it (make distcheck's).
-if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# (A tarball unpacked inside a git tree, as make distcheck does, is not
+# that tree: the test is that SRC is the tree's top.)
+if [ "$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$SRC" ]; then
 	(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
 		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 		tar --null -T - -cf -) | tar -C "$T" -xf -

@@ -93,12 +93,7 @@ fsid=$(sed -n 's/.*--fsid \([0-9a-f]*\).*/\1/p' "$G/mgr.conf")
 mkdir -p "$T/run"
 # unit_cmd UNIT VARFILE: the staged unit's ExecStart, run from the root.
 unit_cmd() {
-	line=$(sed -n 's/^ExecStart=//p' "$R/lib/systemd/system/$1")
-	(
-		. "$2"
-		eval "set -- ${line#* }"
-		echo "$R${line%% *} $*"
-	)
+	echo "$R$(unit_line "$R/lib/systemd/system/$1" "$2")"
 }
 for i in 0 1; do
 	mkdir -p "$T/data-$i"
@@ -108,17 +103,12 @@ for i in 0 1; do
 		>"$T/run/iod$i.log" 2>&1 &
 	PIDS="$PIDS $!"
 done
-wait_port() {
-	n=0
-	while [ ! -s "$T/run/$1.port" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-	check "staged: $1 serves" test -s "$T/run/$1.port"
-}
-wait_port iod0
-wait_port iod1
+wait_port staged iod0
+wait_port staged iod1
 $(unit_cmd pvfs-mgr.service "$G/mgr.conf") --port-file "$T/run/mgr.port" \
 	>"$T/run/mgr.log" 2>&1 &
 PIDS="$PIDS $!"
-wait_port mgr
+wait_port staged mgr
 PVFSTAB_FILE=$G/pvfstab
 export PVFSTAB_FILE
 check "staged pvfs-ping: all well" "$R/usr/bin/pvfs-ping"

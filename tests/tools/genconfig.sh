@@ -99,13 +99,10 @@ check "printed: the commands run" sh -e "$T/prep"
 # unit NAME VARFILE: the command line of the built unit NAME with the
 # defaults file's variable, expanded as systemd does ($VAR: split on blanks).
 unit_cmd() {
-	line=$(sed -n 's/^ExecStart=//p' "$B/$1")
-	bin=${line%% *}
-	(
-		. "$2"
-		eval "set -- ${line#* }"
-		echo "$B/$(basename "$bin") $*"
-	)
+	set -- $(unit_line "$B/$1" "$2")
+	bin=$1
+	shift
+	echo "$B/$(basename "$bin") $*"
 }
 check_grep "unit: pvfs-iod@ starts pvfs-iod -f with the defaults" \
 	"^$B/pvfs-iod -f -l 0.0.0.0:$P2 -d $T/data-2 -k $G/secret --fsid $fsid --index 2\$" \
@@ -118,16 +115,11 @@ for i in 0 1 2; do
 done
 # The iods first, as the printed steps do: the mgr checks them at its
 # start (then every 10 s).
-wait_port() {
-	n=0
-	while [ ! -s "$T/run/$1.port" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-	check "cluster: $1 serves" test -s "$T/run/$1.port"
-}
-for f in iod0 iod1 iod2; do wait_port $f; done
+for f in iod0 iod1 iod2; do wait_port cluster $f; done
 $(unit_cmd pvfs-mgr.service "$G/mgr.conf") --port-file "$T/run/mgr.port" \
 	>"$T/run/mgr.log" 2>&1 &
 PIDS="$PIDS $!"
-wait_port mgr
+wait_port cluster mgr
 
 PVFSTAB_FILE=$G/pvfstab
 export PVFSTAB_FILE

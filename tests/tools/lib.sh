@@ -136,6 +136,25 @@ check_grep() {
 	fi
 }
 
+# unit_line UNITFILE VARFILE: the unit's ExecStart as systemd would run
+# it, its $VARIABLES taken from VARFILE (the defaults file it names).
+unit_line() {
+	line=$(sed -n 's/^ExecStart=//p' "$1")
+	(
+		. "$2"
+		eval "set -- ${line#* }"
+		echo "${line%% *} $*"
+	)
+}
+
+# wait_port LABEL NAME: wait up to 10 s for daemon NAME's port file in
+# $T/run (started with --port-file), then check that it is there.
+wait_port() {
+	n=0
+	while [ ! -s "$T/run/$2.port" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	check "$1: $2 serves" test -s "$T/run/$2.port"
+}
+
 # A file of N random bytes.
 mkrand() {
 	head -c "$2" /dev/urandom >"$1"

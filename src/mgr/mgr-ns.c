@@ -607,6 +607,19 @@ mgr_ns_touch_parent(struct mgr_inode *dir, int64_t t)
 		dir->mtime_ns = dir->ctime_ns = t;
 }
 
+/* A new inode's owner and times from the record that makes it (the
+ * reverse of mgr_ns_rec_attrs). */
+static void
+mgr_ns_owner_times(struct mgr_inode *in, const struct mgr_rec *r)
+{
+	in->uid = r->uid;
+	in->gid = r->gid;
+	in->atime_ns = r->atime_ns;
+	in->mtime_ns = r->mtime_ns;
+	in->ctime_ns = r->ctime_ns;
+	in->mset_ns = r->mset_ns;
+}
+
 static int
 mgr_ns_apply_create(const struct mgr_rec *r)
 {
@@ -634,22 +647,15 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 		memcpy(in->target, r->target, r->targetlen);
 		in->targetlen = r->targetlen;
 	}
-	in->uid = r->uid;
-	in->gid = r->gid;
-	in->atime_ns = r->atime_ns;
-	in->mtime_ns = r->mtime_ns;
-	in->ctime_ns = r->ctime_ns;
-	in->mset_ns = r->mset_ns;
+	mgr_ns_owner_times(in, r);
 	if (in->dir != NULL && r->next_cookie > 1)
 		in->dir->next_cookie = r->next_cookie;
 	if (r->type == MGR_REC_CREATE) {
 		in->dist = r->dist;
 		in->gen = r->gen;
 	}
-	if (r->type == MGR_REC_MKNOD) {
+	if (r->type == MGR_REC_MKNOD)
 		in->rdev = r->rdev;
-		in->mset_ns = r->mset_ns;
-	}
 	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0) {
 		mgr_ns_inode_free(in);
 		return rc;
@@ -804,12 +810,7 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 	if (r->ino <= NS_ROOT_INO)
 		return EINVAL;
 	in = mgr_ns_inode_new(r->ino, S_IFREG | (r->mode & 07777));
-	in->uid = r->uid;
-	in->gid = r->gid;
-	in->atime_ns = r->atime_ns;
-	in->mtime_ns = r->mtime_ns;
-	in->ctime_ns = r->ctime_ns;
-	in->mset_ns = r->mset_ns;
+	mgr_ns_owner_times(in, r);
 	in->dist = r->dist;
 	in->gen = r->gen;
 	in->keep = 1;

@@ -198,16 +198,16 @@ admin_counters(struct client_fs *fs, uint32_t i, struct pvfs_counters_info *out)
 {
 	struct pvfs_none req = { 0 };
 	struct pvfs_counters_rep rep;
+	uint16_t op = i == UINT32_MAX ? PVFS_MGR_COUNTERS : PVFS_IOD_COUNTERS;
 	uint32_t k;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	memset(&rep, 0, sizeof(rep));
 	if (i == UINT32_MAX)
-		rc = admin_rpc(fs, &fs->mgr, PVFS_MGR_COUNTERS, &req, &rep, NULL);
+		rc = admin_rpc(fs, &fs->mgr, op, &req, &rep, NULL);
 	else if ((rc = admin_iod_check(fs, i)) == 0)
-		rc = admin_rpc(fs, &fs->iods[i], PVFS_IOD_COUNTERS, &req, &rep,
-		    NULL);
+		rc = admin_rpc(fs, &fs->iods[i], op, &req, &rep, NULL);
 	if (rc != 0)
 		return -1;
 	out->uptime_ms = rep.uptime_ms;
@@ -216,8 +216,7 @@ admin_counters(struct client_fs *fs, uint32_t i, struct pvfs_counters_info *out)
 	out->bytes_in = rep.bytes_in;
 	out->bytes_out = rep.bytes_out;
 	if (rep.n > 0 && (out->ops = calloc(rep.n, sizeof(*out->ops))) == NULL) {
-		pvfs_msg_free(i == UINT32_MAX ? PVFS_MGR_COUNTERS :
-		    PVFS_IOD_COUNTERS, 1, &rep);
+		pvfs_msg_free(op, 1, &rep);
 		return -1;
 	}
 	for (k = 0; k < rep.n; k++) {
@@ -235,8 +234,7 @@ admin_counters(struct client_fs *fs, uint32_t i, struct pvfs_counters_info *out)
 		o->max_us = w->max_us;
 		o->sum_us = w->sum_us;
 	}
-	pvfs_msg_free(i == UINT32_MAX ? PVFS_MGR_COUNTERS : PVFS_IOD_COUNTERS, 1,
-	    &rep);
+	pvfs_msg_free(op, 1, &rep);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  * replay alike, so both get the same result.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -24,7 +25,7 @@ static struct mgr_dirent **ns_dtab;  /* (parent, name) hash buckets */
 static size_t ns_dmask, ns_dcount;
 static struct mgr_inode *ns_root;
 static uint64_t ns_next_ino = NS_ROOT_INO + 1;
-static TAILQ_HEAD(, mgr_inode) ns_orphans = TAILQ_HEAD_INITIALIZER(ns_orphans);
+static TAILQ_HEAD(, mgr_orphan) ns_orphans = TAILQ_HEAD_INITIALIZER(ns_orphans);
 static uint64_t ns_norphans;
 static uint8_t ns_key[PVFS_SIPHASH_KEY_LEN]; /* the name hash's, per run */
 
@@ -160,7 +161,7 @@ static void
 mgr_ns_inode_free(struct mgr_inode *in)
 {
 	if (in->orphan) {
-		TAILQ_REMOVE(&ns_orphans, in, oentry);
+		TAILQ_REMOVE(&ns_orphans, in->ox, oentry);
 		ns_norphans--;
 	}
 	mgr_ns_itab_del(in);
@@ -168,7 +169,9 @@ mgr_ns_inode_free(struct mgr_inode *in)
 		free(in->dir->slots);
 	free(in->dir);
 	free(in->target);
-	free(in->rm_done);
+	if (in->ox != NULL)
+		free(in->ox->rm_done);
+	free(in->ox);
 	free(in);
 }
 
@@ -203,6 +206,9 @@ mgr_ns_free(void)
 				free(in->dir->slots);
 			free(in->dir);
 			free(in->target);
+			if (in->ox != NULL)
+				free(in->ox->rm_done);
+			free(in->ox);
 			free(in);
 		}
 	}
@@ -245,6 +251,12 @@ mgr_ns_lookup(const struct mgr_inode *dir, const char *name, size_t len)
 			return de;
 	}
 	return NULL;
+}
+
+uint64_t
+mgr_ns_cookie(const struct mgr_dirent *de)
+{
+	return de->parent->dir->slots[de->slot].cookie;
 }
 
 struct mgr_inode *
@@ -480,7 +492,6 @@ mgr_ns_dir_append(struct mgr_inode *dir, struct mgr_dirent *de, uint64_t cookie)
 		if ((d->slots = realloc(d->slots, d->cap * sizeof(*d->slots))) == NULL)
 			pvfs_fatal("out of memory (directory of %u entries)", d->nlive);
 	}
-	de->cookie = cookie;
 	de->slot = d->nslots;
 	d->slots[d->nslots].cookie = cookie;
 	d->slots[d->nslots++].de = de;
@@ -508,13 +519,14 @@ static int
 mgr_ns_link(struct mgr_inode *dir, const char *name, size_t len,
     struct mgr_inode *in, uint64_t cookie)
 {
-	struct mgr_dirent *de = mgr_ns_calloc(1, sizeof(*de) + len + 1), **pp;
+	struct mgr_dirent *de = mgr_ns_calloc(1,
+	    offsetof(struct mgr_dirent, name) + len + 1), **pp;
 	size_t b;
 	int rc;
 
 	de->parent = dir;
 	de->inode = in;
-	de->namelen = (uint16_t)len;
+	de->namelen = (uint8_t)len;
 	memcpy(de->name, name, len);
 	de->hash = mgr_ns_name_hash(dir->ino, name, len);
 	if ((rc = mgr_ns_dir_append(dir, de, cookie)) != 0) {
@@ -567,7 +579,7 @@ mgr_ns_drop(struct mgr_inode *in, int64_t t)
 		return;
 	if (in->dir == NULL && in->keep) {
 		in->orphan = 1;
-		TAILQ_INSERT_TAIL(&ns_orphans, in, oentry);
+		TAILQ_INSERT_TAIL(&ns_orphans, in->ox, oentry);
 		ns_norphans++;
 		return;
 	}
@@ -792,6 +804,17 @@ mgr_ns_apply_link(const struct mgr_rec *r)
 	return 0;
 }
 
+/* in outlives its last name: the state an orphan needs. */
+static void
+mgr_ns_keep(struct mgr_inode *in)
+{
+	in->keep = 1;
+	if (in->ox == NULL) {
+		in->ox = mgr_ns_calloc(1, sizeof(*in->ox));
+		in->ox->in = in;
+	}
+}
+
 /* A file is to outlive its last name.  Live, the file exists and keep is
  * set before the record that removes the name; in a snapshot, the orphan
  * has no name and the record recreates it from its attributes. */
@@ -803,7 +826,7 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 	if (in != NULL) {
 		if (in->dir != NULL || in->de == NULL)
 			return EINVAL;
-		in->keep = 1;
+		mgr_ns_keep(in);
 		in->held = (r->mode & MGR_ORPHAN_HELD) != 0;
 		return 0;
 	}
@@ -813,7 +836,7 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 	mgr_ns_owner_times(in, r);
 	in->dist = r->dist;
 	in->gen = r->gen;
-	in->keep = 1;
+	mgr_ns_keep(in);
 	in->held = (r->mode & MGR_ORPHAN_HELD) != 0;
 	mgr_ns_drop(in, 0);
 	return 0;
@@ -903,13 +926,21 @@ int
 mgr_ns_walk_names(int (*fn)(const struct mgr_inode *, const struct mgr_dirent *,
     int, void *), void *arg)
 {
-	static uint64_t walk_gen;
+	static uint32_t walk_gen;
 	struct mgr_inode **q = NULL, *dir, *in;
 	size_t head = 0, tail = 0, cap = 0;
 	uint32_t i;
 	int rc = fn(ns_root, NULL, 1, arg), first;
 
-	walk_gen++;
+	if (++walk_gen == 0) {
+		/* 2^32 walks: forget the old marks rather than meet one again. */
+		size_t b;
+
+		for (b = 0; b <= ns_imask; b++)
+			for (in = ns_itab[b]; in != NULL; in = in->hnext)
+				in->walk_gen = 0;
+		walk_gen = 1;
+	}
 	for (dir = ns_root; rc == 0 && dir != NULL;
 	    dir = head < tail ? q[head++] : NULL) {
 		for (i = 0; rc == 0 && i < dir->dir->nslots; i++) {
@@ -960,12 +991,12 @@ mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg)
 int
 mgr_ns_walk_orphans(int (*fn)(struct mgr_inode *, void *), void *arg)
 {
-	struct mgr_inode *in, *next;
+	struct mgr_orphan *ox, *next;
 	int rc;
 
-	for (in = TAILQ_FIRST(&ns_orphans); in != NULL; in = next) {
-		next = TAILQ_NEXT(in, oentry);
-		if ((rc = fn(in, arg)) != 0)
+	for (ox = TAILQ_FIRST(&ns_orphans); ox != NULL; ox = next) {
+		next = TAILQ_NEXT(ox, oentry);
+		if ((rc = fn(ox->in, arg)) != 0)
 			return rc;
 	}
 	return 0;

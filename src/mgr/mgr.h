@@ -307,14 +307,23 @@ struct mgr_rec {
 	uint16_t namelen, namelen2;
 	const char *target;       /* SYMLINK: the link's text */
 	uint16_t targetlen;
+	/* Not on disk: (parent, name)'s hash when not 0, computed by a load
+	 * ahead of the apply (mgr_ns_prefetch). */
+	uint32_t hash;
 };
 
 void mgr_ns_init(void);
 void mgr_ns_free(void);
+/* Size the tables for about n inodes (a load, from its snapshot). */
+void mgr_ns_reserve(uint64_t n);
 struct mgr_inode *mgr_ns_root(void);
 struct mgr_inode *mgr_ns_get(uint64_t ino);
 struct mgr_dirent *mgr_ns_lookup(const struct mgr_inode *dir,
     const char *name, size_t len);
+/* Prefetch what applying r will look up: r's bucket (0 if r has no
+ * name, else the hash), then, given that hash, its first entry. */
+uint32_t mgr_ns_prefetch(const struct mgr_rec *r);
+void mgr_ns_prefetch_chain(uint32_t hash);
 /* de's position in its parent (readdir cookies), never reused there. */
 uint64_t mgr_ns_cookie(const struct mgr_dirent *de);
 /* Every resolver: 0, an errno, or PVFS_ST_LINK with p->link set. */

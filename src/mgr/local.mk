@@ -11,3 +11,9 @@ libpvfs_mgr_la_SOURCES = \
 	src/mgr/mgr-lease.c src/mgr/mgr-free.c
 pvfs_mgr_SOURCES = src/mgr/mgr.c
 pvfs_mgr_LDADD = libpvfs-mgr.la libpvfs-daemon.la libpvfs-common.la
+# pvfs-mgr-gen writes a metadata directory of N files with the mgr's own
+# code, for the name-space benchmarks (scripts/bench/names.sh); not
+# installed.
+noinst_PROGRAMS += pvfs-mgr-gen
+pvfs_mgr_gen_SOURCES = src/mgr/mgr-gen.c
+pvfs_mgr_gen_LDADD = libpvfs-mgr.la libpvfs-daemon.la libpvfs-common.la

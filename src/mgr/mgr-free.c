@@ -72,7 +72,7 @@ static void free_run(void);
 void
 mgr_free_orphan_new(struct mgr_inode *in)
 {
-	in->durable_at = free_new_at = free_commits + 1;
+	in->ox->durable_at = free_new_at = free_commits + 1;
 }
 
 /* free_run on the next loop iteration (not from inside a commit). */
@@ -96,8 +96,8 @@ mgr_free_durable(void)
 static int
 free_due(const struct mgr_inode *in, int64_t now)
 {
-	return in->orphan && in->leases == 0 && in->free_at <= now &&
-	    in->durable_at <= free_commits;
+	return in->orphan && in->leases == 0 && in->ox->free_at <= now &&
+	    in->ox->durable_at <= free_commits;
 }
 
 /* Every stripe of in confirmed gone: forget it (a FREE record). */
@@ -108,7 +108,7 @@ free_done(struct mgr_inode *in)
 	uint32_t rel;
 
 	for (rel = 0; rel < in->dist.pcount; rel++) {
-		if (in->rm_done == NULL || !in->rm_done[rel])
+		if (in->ox->rm_done == NULL || !in->ox->rm_done[rel])
 			return;
 	}
 	pvfs_log_debug("orphan inode %" PRIu64 " freed", in->ino);
@@ -244,8 +244,8 @@ free_reply(struct free_iod *d, const struct pvfs_hdr *h)
 	ev_io_stop(free_loop, &d->io);
 	d->step = FREE_READY;
 	if ((in = mgr_ns_get(d->ino)) != NULL && in->orphan &&
-	    in->gen == d->gen && in->rm_done != NULL) {
-		in->rm_done[d->rel] = 1;
+	    in->gen == d->gen && in->ox->rm_done != NULL) {
+		in->ox->rm_done[d->rel] = 1;
 		free_done(in);
 	}
 	d->ino = 0;
@@ -369,9 +369,9 @@ free_walk_one(struct mgr_inode *in, void *arg)
 
 	if (!free_due(in, w->now_ms))
 		return 0;
-	if (in->rm_done == NULL) {
-		in->rm_done = calloc(in->dist.pcount ? in->dist.pcount : 1, 1);
-		if (in->rm_done == NULL)
+	if (in->ox->rm_done == NULL) {
+		in->ox->rm_done = calloc(in->dist.pcount ? in->dist.pcount : 1, 1);
+		if (in->ox->rm_done == NULL)
 			pvfs_fatal("out of memory (orphans)");
 		in->freeing = 1; /* no new lease from here on */
 		if (in->dist.pcount == 0) {
@@ -382,7 +382,7 @@ free_walk_one(struct mgr_inode *in, void *arg)
 	for (rel = 0; rel < in->dist.pcount && w->want != 0; rel++) {
 		abs = pvfs_stripe_abs(&in->dist, rel, mgr.niods);
 		d = &free_iods[abs];
-		if (in->rm_done[rel] || w->given[abs] || d->ino == in->ino ||
+		if (in->ox->rm_done[rel] || w->given[abs] || d->ino == in->ino ||
 		    !free_iod_free(d, w->now))
 			continue;
 		w->given[abs] = 1;

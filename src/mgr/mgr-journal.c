@@ -195,7 +195,7 @@ jr_snap_link(struct jr_snap *s, const struct mgr_inode *in,
 	r.type = MGR_REC_LINK;
 	r.parent = de->parent->ino;
 	r.ino = in->ino;
-	r.cookie = de->cookie;
+	r.cookie = mgr_ns_cookie(de);
 	r.name = de->name;
 	r.namelen = de->namelen;
 	jr_snap_add(s, &r);
@@ -231,7 +231,7 @@ jr_snap_emit_name(const struct mgr_inode *in, const struct mgr_dirent *de,
 	}
 	if (de != NULL) {
 		r.parent = de->parent->ino;
-		r.cookie = de->cookie;
+		r.cookie = mgr_ns_cookie(de);
 		r.name = de->name;
 		r.namelen = de->namelen;
 	}

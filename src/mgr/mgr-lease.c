@@ -48,7 +48,7 @@ lease_find(struct mgr_conn *c, uint64_t ino)
 static void
 lease_schedule(struct mgr_inode *in, double after)
 {
-	in->free_at = pvfs_mono_ms() + (int64_t)(after * 1000);
+	in->ox->free_at = pvfs_mono_ms() + (int64_t)(after * 1000);
 }
 
 static void

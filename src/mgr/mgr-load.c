@@ -91,6 +91,7 @@ load_map(const char *path, int fd, size_t *len)
 	p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED)
 		pvfs_fatal("%s: mmap: %s", path, strerror(errno));
+	(void)madvise(p, *len, MADV_SEQUENTIAL); /* read once, in order */
 	return p;
 }
 
@@ -190,18 +191,61 @@ mgr_load_has_state(const char *dir)
 
 /* ---- snapshot ---- */
 
+/* Records are applied LOAD_AHEAD after they are read, their buckets
+ * fetched meanwhile (mgr_ns_prefetch): a load of millions is bound by
+ * cache misses, not by work. */
+#define LOAD_AHEAD 16
+
+struct load_ahead {
+	struct mgr_rec r;       /* its strings point into the mapped file */
+	size_t off;
+	uint32_t hash;
+};
+
 struct load_snap {
 	struct mgr_load *l;
 	uint64_t count;
 	int ended;
+	struct load_ahead ring[LOAD_AHEAD];
+	unsigned head, n;       /* the oldest pending, how many */
 };
+
+static void
+load_snap_apply(struct load_snap *s, const struct mgr_rec *r, size_t off)
+{
+	int rc;
+
+	if ((rc = mgr_ns_apply(r)) != 0) {
+		if (!s->l->salvage)
+			load_fail(s->l, "%s/snapshot: record at offset %zu does not "
+			    "apply: %s", s->l->dir, off, strerror(rc));
+		mgr_load_report_lost(s->l, r, rc);
+		return;
+	}
+	s->count++;
+}
+
+/* Apply every pending record, in order. */
+static void
+load_snap_drain(struct load_snap *s)
+{
+	struct load_ahead *a;
+
+	for (; s->n > 0; s->n--) {
+		a = &s->ring[s->head];
+		s->head = (s->head + 1) % LOAD_AHEAD;
+		load_snap_apply(s, &a->r, a->off);
+	}
+}
 
 static void
 load_snap_one(const struct mgr_rec *r, size_t off, void *arg)
 {
 	struct load_snap *s = arg;
-	int rc;
+	struct load_ahead *a;
 
+	if (s->ended || r->type == MGR_REC_END)
+		load_snap_drain(s);
 	if (s->ended) {
 		load_damage(s->l, "%s/snapshot: records after its end (offset %zu)",
 		    s->l->dir, off);
@@ -214,14 +258,22 @@ load_snap_one(const struct mgr_rec *r, size_t off, void *arg)
 			    " records but says %" PRIu64, s->l->dir, s->count, r->ino);
 		return;
 	}
-	if ((rc = mgr_ns_apply(r)) != 0) {
-		if (!s->l->salvage)
-			load_fail(s->l, "%s/snapshot: record at offset %zu does not "
-			    "apply: %s", s->l->dir, off, strerror(rc));
-		mgr_load_report_lost(s->l, r, rc);
-		return;
+	if (s->n == LOAD_AHEAD) {
+		a = &s->ring[s->head];
+		s->head = (s->head + 1) % LOAD_AHEAD;
+		s->n--;
+		load_snap_apply(s, &a->r, a->off);
 	}
-	s->count++;
+	a = &s->ring[(s->head + s->n++) % LOAD_AHEAD];
+	a->r = *r;
+	a->off = off;
+	a->hash = a->r.hash = mgr_ns_prefetch(r);
+	/* The one read half the ring ago: its bucket has arrived. */
+	if (s->n > LOAD_AHEAD / 2) {
+		a = &s->ring[(s->head + s->n - 1 - LOAD_AHEAD / 2) % LOAD_AHEAD];
+		if (a->r.name != NULL)
+			mgr_ns_prefetch_chain(a->hash);
+	}
 }
 
 /* Damage a walk found: it stops the load, or (salvage) is listed with
@@ -267,6 +319,9 @@ load_snap_header(struct mgr_load *l, const char *path, const uint8_t *p,
 	l->snap_format = sc->format;
 	l->gen = h.gen;
 	mgr_ns_set_next_ino(h.next_ino);
+	/* About as many inodes as numbers were handed out; no more than
+	 * records fit in the file, whatever a header says. */
+	mgr_ns_reserve(h.next_ino < len / 32 ? h.next_ino : len / 32);
 	/* The root has no MKDIR record to carry its cookie counter. */
 	mgr_ns_root()->dir->next_cookie = h.root_cookie;
 	return sc->format == 2 ? MGR_HDR_LEN : LOAD_SNAP1_HDR;
@@ -279,12 +334,14 @@ static void
 load_snapshot(struct mgr_load *l, int fd)
 {
 	char path[PATH_MAX];
-	struct load_snap s = { l, 0, 0 };
+	struct load_snap s;
 	struct mgr_scan sc;
 	uint8_t *p;
 	size_t len, hl;
 
 	load_path(l, path, "snapshot");
+	memset(&s, 0, sizeof(s));
+	s.l = l;
 	memset(&sc, 0, sizeof(sc));
 	if ((p = load_map(path, fd, &len)) == NULL)
 		load_fail(l, "%s: empty", path);
@@ -293,6 +350,7 @@ load_snapshot(struct mgr_load *l, int fd)
 	sc.arg = &s;
 	sc.salvage = l->salvage;
 	mgr_scan_run(&sc, p + hl, len - hl);
+	load_snap_drain(&s);
 	if (sc.end != MGR_SCAN_CLEAN)
 		load_scan_damage(l, path, &sc, hl);
 	if (!s.ended)

@@ -7,8 +7,10 @@
  * replay alike, so both get the same result.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +19,8 @@
 
 #define NS_ROOT_INO 1
 #define NS_HASH_MIN 1024
+#define NS_TABLE_MAP (4u << 20) /* tables this big are mapped apart */
+#define NS_HASH_RESERVE_MAX (1ull << 28) /* buckets mgr_ns_reserve makes */
 
 static struct mgr_inode **ns_itab;   /* inode hash buckets */
 static size_t ns_imask, ns_icount;
@@ -24,15 +28,18 @@ static struct mgr_dirent **ns_dtab;  /* (parent, name) hash buckets */
 static size_t ns_dmask, ns_dcount;
 static struct mgr_inode *ns_root;
 static uint64_t ns_next_ino = NS_ROOT_INO + 1;
-static TAILQ_HEAD(, mgr_inode) ns_orphans = TAILQ_HEAD_INITIALIZER(ns_orphans);
+static TAILQ_HEAD(, mgr_orphan) ns_orphans = TAILQ_HEAD_INITIALIZER(ns_orphans);
 static uint64_t ns_norphans;
 static uint8_t ns_key[PVFS_SIPHASH_KEY_LEN]; /* the name hash's, per run */
 
+/* Inode numbers are handed out in sequence, so the number itself spreads
+ * them evenly, one per bucket until the table wraps, and a load (inodes
+ * in creation order) fills the table front to back instead of missing
+ * the cache at every insert. */
 static size_t
 mgr_ns_ino_hash(uint64_t ino)
 {
-	ino *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(ino ^ (ino >> 29));
+	return (size_t)ino;
 }
 
 /* Clients choose names: with a fixed hash they could pick thousands that
@@ -62,12 +69,40 @@ mgr_ns_calloc(size_t n, size_t size)
 	return p;
 }
 
-/* Double the inode table once it holds as many inodes as buckets. */
-static void
-mgr_ns_itab_grow(void)
+/* A hash table of n zeroed buckets.  A big one is mapped apart and asks
+ * for huge pages: its lookups land anywhere in it, and with 4 KiB pages
+ * each would miss the TLB as well as the cache. */
+static void *
+mgr_ns_table(size_t n)
 {
-	size_t i, nmask = ns_imask * 2 + 1;
-	struct mgr_inode **nt = mgr_ns_calloc(nmask + 1, sizeof(*nt)), *in, *next;
+	size_t len = n * sizeof(void *);
+	void *p;
+
+	if (len < NS_TABLE_MAP)
+		return mgr_ns_calloc(n, sizeof(void *));
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	if (p == MAP_FAILED)
+		pvfs_fatal("out of memory (%zu bytes)", len);
+	(void)madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+static void
+mgr_ns_table_free(void *p, size_t n)
+{
+	if (n * sizeof(void *) < NS_TABLE_MAP)
+		free(p);
+	else
+		munmap(p, n * sizeof(void *));
+}
+
+/* Rebucket the inode table into nmask + 1 buckets (a power of 2). */
+static void
+mgr_ns_itab_resize(size_t nmask)
+{
+	size_t i;
+	struct mgr_inode **nt = mgr_ns_table(nmask + 1), *in, *next;
 
 	for (i = 0; i <= ns_imask; i++) {
 		for (in = ns_itab[i]; in != NULL; in = next) {
@@ -76,16 +111,16 @@ mgr_ns_itab_grow(void)
 			nt[mgr_ns_ino_hash(in->ino) & nmask] = in;
 		}
 	}
-	free(ns_itab);
+	mgr_ns_table_free(ns_itab, ns_imask + 1);
 	ns_itab = nt;
 	ns_imask = nmask;
 }
 
 static void
-mgr_ns_dtab_grow(void)
+mgr_ns_dtab_resize(size_t nmask)
 {
-	size_t i, nmask = ns_dmask * 2 + 1;
-	struct mgr_dirent **nt = mgr_ns_calloc(nmask + 1, sizeof(*nt)), *de, *next;
+	size_t i;
+	struct mgr_dirent **nt = mgr_ns_table(nmask + 1), *de, *next;
 
 	for (i = 0; i <= ns_dmask; i++) {
 		for (de = ns_dtab[i]; de != NULL; de = next) {
@@ -94,7 +129,7 @@ mgr_ns_dtab_grow(void)
 			nt[de->hash & nmask] = de;
 		}
 	}
-	free(ns_dtab);
+	mgr_ns_table_free(ns_dtab, ns_dmask + 1);
 	ns_dtab = nt;
 	ns_dmask = nmask;
 }
@@ -104,8 +139,8 @@ mgr_ns_itab_add(struct mgr_inode *in)
 {
 	size_t b;
 
-	if (ns_icount >= ns_imask + 1)
-		mgr_ns_itab_grow();
+	if (ns_icount >= ns_imask + 1) /* double it once as full as wide */
+		mgr_ns_itab_resize(ns_imask * 2 + 1);
 	b = mgr_ns_ino_hash(in->ino) & ns_imask;
 	in->hnext = ns_itab[b];
 	ns_itab[b] = in;
@@ -160,7 +195,7 @@ static void
 mgr_ns_inode_free(struct mgr_inode *in)
 {
 	if (in->orphan) {
-		TAILQ_REMOVE(&ns_orphans, in, oentry);
+		TAILQ_REMOVE(&ns_orphans, in->ox, oentry);
 		ns_norphans--;
 	}
 	mgr_ns_itab_del(in);
@@ -168,7 +203,9 @@ mgr_ns_inode_free(struct mgr_inode *in)
 		free(in->dir->slots);
 	free(in->dir);
 	free(in->target);
-	free(in->rm_done);
+	if (in->ox != NULL)
+		free(in->ox->rm_done);
+	free(in->ox);
 	free(in);
 }
 
@@ -178,11 +215,29 @@ mgr_ns_init(void)
 	if (getrandom(ns_key, sizeof(ns_key), 0) != (ssize_t)sizeof(ns_key))
 		pvfs_fatal("getrandom: %s", strerror(errno));
 	ns_imask = ns_dmask = NS_HASH_MIN - 1;
-	ns_itab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_itab));
-	ns_dtab = mgr_ns_calloc(NS_HASH_MIN, sizeof(*ns_dtab));
+	ns_itab = mgr_ns_table(NS_HASH_MIN);
+	ns_dtab = mgr_ns_table(NS_HASH_MIN);
 	ns_root = mgr_ns_inode_new(NS_ROOT_INO, S_IFDIR | 0755);
 	ns_root->uid = geteuid();
 	ns_root->gid = getegid();
+}
+
+/* Room for about n inodes and names, at once rather than by doubling: a
+ * load knows how many to expect, and each doubling rehashes every entry
+ * so far (a cache miss each, at millions). */
+void
+mgr_ns_reserve(uint64_t n)
+{
+	size_t want = NS_HASH_MIN;
+
+	if (n > NS_HASH_RESERVE_MAX)
+		n = NS_HASH_RESERVE_MAX;
+	while (want < n)
+		want *= 2;
+	if (want > ns_imask + 1)
+		mgr_ns_itab_resize(want - 1);
+	if (want > ns_dmask + 1)
+		mgr_ns_dtab_resize(want - 1);
 }
 
 void
@@ -203,11 +258,16 @@ mgr_ns_free(void)
 				free(in->dir->slots);
 			free(in->dir);
 			free(in->target);
+			if (in->ox != NULL)
+				free(in->ox->rm_done);
+			free(in->ox);
 			free(in);
 		}
 	}
-	free(ns_itab);
-	free(ns_dtab);
+	if (ns_itab != NULL)
+		mgr_ns_table_free(ns_itab, ns_imask + 1);
+	if (ns_dtab != NULL)
+		mgr_ns_table_free(ns_dtab, ns_dmask + 1);
 	ns_itab = NULL;
 	ns_dtab = NULL;
 	ns_root = NULL;
@@ -233,10 +293,18 @@ mgr_ns_get(uint64_t ino)
 	return in;
 }
 
-struct mgr_dirent *
-mgr_ns_lookup(const struct mgr_inode *dir, const char *name, size_t len)
+/* r's (parent, name) hash: the one a load computed ahead, if any. */
+static uint32_t
+mgr_ns_rec_hash(const struct mgr_rec *r)
 {
-	uint32_t h = mgr_ns_name_hash(dir->ino, name, len);
+	return r->hash != 0 ? r->hash :
+	    mgr_ns_name_hash(r->parent, r->name, r->namelen);
+}
+
+static struct mgr_dirent *
+mgr_ns_lookup_h(const struct mgr_inode *dir, const char *name, size_t len,
+    uint32_t h)
+{
 	struct mgr_dirent *de = ns_dtab[h & ns_dmask];
 
 	for (; de != NULL; de = de->hnext) {
@@ -245,6 +313,44 @@ mgr_ns_lookup(const struct mgr_inode *dir, const char *name, size_t len)
 			return de;
 	}
 	return NULL;
+}
+
+struct mgr_dirent *
+mgr_ns_lookup(const struct mgr_inode *dir, const char *name, size_t len)
+{
+	return mgr_ns_lookup_h(dir, name, len,
+	    mgr_ns_name_hash(dir->ino, name, len));
+}
+
+uint64_t
+mgr_ns_cookie(const struct mgr_dirent *de)
+{
+	return de->parent->dir->slots[de->slot].cookie;
+}
+
+/* A load applies records some time after reading them: ask for what
+ * their lookups will touch meanwhile, so that millions of them do not
+ * each wait for the memory (doc/design.md, "Memory").  First the bucket
+ * of r's name (its hash returned), later the entry at its head. */
+uint32_t
+mgr_ns_prefetch(const struct mgr_rec *r)
+{
+	uint32_t h;
+
+	if (r->name == NULL)
+		return 0;
+	h = mgr_ns_name_hash(r->parent, r->name, r->namelen);
+	__builtin_prefetch(&ns_dtab[h & ns_dmask]);
+	return h;
+}
+
+void
+mgr_ns_prefetch_chain(uint32_t h)
+{
+	const struct mgr_dirent *de = ns_dtab[h & ns_dmask];
+
+	if (de != NULL)
+		__builtin_prefetch(de);
 }
 
 struct mgr_inode *
@@ -480,7 +586,6 @@ mgr_ns_dir_append(struct mgr_inode *dir, struct mgr_dirent *de, uint64_t cookie)
 		if ((d->slots = realloc(d->slots, d->cap * sizeof(*d->slots))) == NULL)
 			pvfs_fatal("out of memory (directory of %u entries)", d->nlive);
 	}
-	de->cookie = cookie;
 	de->slot = d->nslots;
 	d->slots[d->nslots].cookie = cookie;
 	d->slots[d->nslots++].de = de;
@@ -503,26 +608,27 @@ mgr_ns_dir_remove(struct mgr_inode *dir, struct mgr_dirent *de)
 		mgr_ns_dir_compact(d);
 }
 
-/* Link a new entry name -> in into dir. */
+/* Link a new entry name -> in into dir; h is (dir, name)'s hash. */
 static int
 mgr_ns_link(struct mgr_inode *dir, const char *name, size_t len,
-    struct mgr_inode *in, uint64_t cookie)
+    struct mgr_inode *in, uint64_t cookie, uint32_t h)
 {
-	struct mgr_dirent *de = mgr_ns_calloc(1, sizeof(*de) + len + 1), **pp;
+	struct mgr_dirent *de = mgr_ns_calloc(1,
+	    offsetof(struct mgr_dirent, name) + len + 1), **pp;
 	size_t b;
 	int rc;
 
 	de->parent = dir;
 	de->inode = in;
-	de->namelen = (uint16_t)len;
+	de->namelen = (uint8_t)len;
 	memcpy(de->name, name, len);
-	de->hash = mgr_ns_name_hash(dir->ino, name, len);
+	de->hash = h;
 	if ((rc = mgr_ns_dir_append(dir, de, cookie)) != 0) {
 		free(de);
 		return rc;
 	}
 	if (ns_dcount >= ns_dmask + 1)
-		mgr_ns_dtab_grow();
+		mgr_ns_dtab_resize(ns_dmask * 2 + 1);
 	b = de->hash & ns_dmask;
 	de->hnext = ns_dtab[b];
 	ns_dtab[b] = de;
@@ -567,7 +673,7 @@ mgr_ns_drop(struct mgr_inode *in, int64_t t)
 		return;
 	if (in->dir == NULL && in->keep) {
 		in->orphan = 1;
-		TAILQ_INSERT_TAIL(&ns_orphans, in, oentry);
+		TAILQ_INSERT_TAIL(&ns_orphans, in->ox, oentry);
 		ns_norphans++;
 		return;
 	}
@@ -624,6 +730,7 @@ static int
 mgr_ns_apply_create(const struct mgr_rec *r)
 {
 	struct mgr_inode *dir = mgr_ns_get(r->parent), *in;
+	uint32_t h = mgr_ns_rec_hash(r);
 	uint32_t fmt = r->type == MGR_REC_MKDIR ? S_IFDIR :
 	    r->type == MGR_REC_MKNOD ? r->mode & S_IFMT :
 	    r->type == MGR_REC_SYMLINK ? S_IFLNK : S_IFREG;
@@ -635,7 +742,7 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 	if (dir == NULL || dir->dir == NULL)
 		return ENOTDIR;
 	if (r->ino <= NS_ROOT_INO || mgr_ns_get(r->ino) != NULL ||
-	    mgr_ns_lookup(dir, r->name, r->namelen) != NULL)
+	    mgr_ns_lookup_h(dir, r->name, r->namelen, h) != NULL)
 		return EEXIST;
 	if (r->type == MGR_REC_SYMLINK &&
 	    (r->targetlen == 0 || r->targetlen > MGR_LINK_MAX))
@@ -656,7 +763,7 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 	}
 	if (r->type == MGR_REC_MKNOD)
 		in->rdev = r->rdev;
-	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0) {
+	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie, h)) != 0) {
 		mgr_ns_inode_free(in);
 		return rc;
 	}
@@ -734,7 +841,8 @@ mgr_ns_apply_rename(const struct mgr_rec *r)
 		mgr_ns_drop(old, r->time);
 	}
 	mgr_ns_unlink(src);
-	if ((rc = mgr_ns_link(to, r->name2, r->namelen2, in, 0)) != 0)
+	if ((rc = mgr_ns_link(to, r->name2, r->namelen2, in, 0,
+	    mgr_ns_name_hash(to->ino, r->name2, r->namelen2))) != 0)
 		pvfs_fatal("rename: cannot relink inode %llu",
 		    (unsigned long long)in->ino);
 	mgr_ns_touch_parent(from, r->time);
@@ -774,6 +882,7 @@ static int
 mgr_ns_apply_link(const struct mgr_rec *r)
 {
 	struct mgr_inode *dir = mgr_ns_get(r->parent), *in = mgr_ns_get(r->ino);
+	uint32_t h = mgr_ns_rec_hash(r);
 	int rc;
 
 	if (dir == NULL || dir->dir == NULL)
@@ -782,14 +891,25 @@ mgr_ns_apply_link(const struct mgr_rec *r)
 		return ENOENT;
 	if (in->dir != NULL || in->de == NULL)
 		return EPERM; /* a directory, the root, or an orphan */
-	if (mgr_ns_lookup(dir, r->name, r->namelen) != NULL)
+	if (mgr_ns_lookup_h(dir, r->name, r->namelen, h) != NULL)
 		return EEXIST;
-	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie)) != 0)
+	if ((rc = mgr_ns_link(dir, r->name, r->namelen, in, r->cookie, h)) != 0)
 		return rc;
 	if (r->time != 0)
 		in->ctime_ns = r->time;
 	mgr_ns_touch_parent(dir, r->time);
 	return 0;
+}
+
+/* in outlives its last name: the state an orphan needs. */
+static void
+mgr_ns_keep(struct mgr_inode *in)
+{
+	in->keep = 1;
+	if (in->ox == NULL) {
+		in->ox = mgr_ns_calloc(1, sizeof(*in->ox));
+		in->ox->in = in;
+	}
 }
 
 /* A file is to outlive its last name.  Live, the file exists and keep is
@@ -803,7 +923,7 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 	if (in != NULL) {
 		if (in->dir != NULL || in->de == NULL)
 			return EINVAL;
-		in->keep = 1;
+		mgr_ns_keep(in);
 		in->held = (r->mode & MGR_ORPHAN_HELD) != 0;
 		return 0;
 	}
@@ -813,7 +933,7 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 	mgr_ns_owner_times(in, r);
 	in->dist = r->dist;
 	in->gen = r->gen;
-	in->keep = 1;
+	mgr_ns_keep(in);
 	in->held = (r->mode & MGR_ORPHAN_HELD) != 0;
 	mgr_ns_drop(in, 0);
 	return 0;
@@ -903,13 +1023,21 @@ int
 mgr_ns_walk_names(int (*fn)(const struct mgr_inode *, const struct mgr_dirent *,
     int, void *), void *arg)
 {
-	static uint64_t walk_gen;
+	static uint32_t walk_gen;
 	struct mgr_inode **q = NULL, *dir, *in;
 	size_t head = 0, tail = 0, cap = 0;
 	uint32_t i;
 	int rc = fn(ns_root, NULL, 1, arg), first;
 
-	walk_gen++;
+	if (++walk_gen == 0) {
+		/* 2^32 walks: forget the old marks rather than meet one again. */
+		size_t b;
+
+		for (b = 0; b <= ns_imask; b++)
+			for (in = ns_itab[b]; in != NULL; in = in->hnext)
+				in->walk_gen = 0;
+		walk_gen = 1;
+	}
 	for (dir = ns_root; rc == 0 && dir != NULL;
 	    dir = head < tail ? q[head++] : NULL) {
 		for (i = 0; rc == 0 && i < dir->dir->nslots; i++) {
@@ -960,12 +1088,12 @@ mgr_ns_walk(int (*fn)(const struct mgr_inode *, void *), void *arg)
 int
 mgr_ns_walk_orphans(int (*fn)(struct mgr_inode *, void *), void *arg)
 {
-	struct mgr_inode *in, *next;
+	struct mgr_orphan *ox, *next;
 	int rc;
 
-	for (in = TAILQ_FIRST(&ns_orphans); in != NULL; in = next) {
-		next = TAILQ_NEXT(in, oentry);
-		if ((rc = fn(in, arg)) != 0)
+	for (ox = TAILQ_FIRST(&ns_orphans); ox != NULL; ox = next) {
+		next = TAILQ_NEXT(ox, oentry);
+		if ((rc = fn(ox->in, arg)) != 0)
 			return rc;
 	}
 	return 0;

@@ -898,7 +898,7 @@ static void
 mgr_op_dirent(const struct mgr_dirent *de, struct pvfs_dirent_wire *w)
 {
 	w->ino = de->inode->ino;
-	w->cookie = de->cookie;
+	w->cookie = mgr_ns_cookie(de);
 	w->type = (uint8_t)IFTODT(de->inode->mode);
 	memcpy(w->name, de->name, de->namelen + 1u);
 }

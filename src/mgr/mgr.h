@@ -167,16 +167,17 @@ struct mgr_inode;
 
 /* One name in a directory.  A file has one or more (hard links), chained
  * from its inode's de through lnext; a directory has exactly one; the
- * root and open-unlinked files (orphans) have none. */
+ * root and open-unlinked files (orphans) have none.  Millions of these
+ * live at once (doc/design.md, "Memory"): the name is stored inline and
+ * the cookie only in the parent's slot (mgr_ns_cookie). */
 struct mgr_dirent {
 	struct mgr_dirent *hnext;  /* (parent, name) hash chain */
 	struct mgr_dirent *lnext;  /* the inode's next name */
 	struct mgr_inode *parent;
 	struct mgr_inode *inode;
-	uint64_t cookie;           /* position in the parent, never reused */
 	uint32_t slot;             /* index in parent's slot array */
 	uint32_t hash;
-	uint16_t namelen;
+	uint8_t namelen;           /* at most PVFS_NAME_MAX (255) */
 	char name[];               /* NUL-terminated */
 };
 
@@ -195,6 +196,8 @@ struct mgr_dir {
 	uint64_t next_cookie;
 };
 
+/* Fields ordered so that no padding is left: a regular file's inode is
+ * the bulk of the mgr's memory (doc/design.md, "Memory"). */
 struct mgr_inode {
 	struct mgr_inode *hnext; /* inode hash chain */
 	uint64_t ino;
@@ -204,27 +207,33 @@ struct mgr_inode {
 	 * had its inode number (after a restore or a salvage). */
 	uint64_t gen;
 	uint32_t mode, uid, gid;
+	uint32_t nlink;          /* files: names (de's chain) */
 	int64_t atime_ns, mtime_ns, ctime_ns;
 	int64_t mset_ns;         /* when mtime was last set here (attr.mtime_set_ns) */
 	struct pvfs_dist dist;   /* files only */
-	uint64_t rdev;           /* device nodes: the device number */
-	struct mgr_dirent *de;   /* our first name; NULL: root or orphan */
-	struct mgr_dir *dir;     /* directories only */
-	char *target;            /* symbolic links only: the text, NUL-ended */
-	uint16_t targetlen;
-	uint32_t nlink;          /* files: names (de's chain) */
 	/* Open-unlinked files (mgr-lease.c): connections holding the file
 	 * open; keep says the inode outlives its last name (an ORPHAN
 	 * record), orphan that it did, held that a lease held it then. */
 	uint32_t leases;
-	uint8_t keep, orphan, freeing, held;
+	uint32_t walk_gen;       /* mgr_ns_walk_names: met in this walk */
+	uint16_t targetlen;
+	uint8_t keep : 1, orphan : 1, freeing : 1, held : 1;
+	uint64_t rdev;           /* device nodes: the device number */
+	struct mgr_dirent *de;   /* our first name; NULL: root or orphan */
+	struct mgr_dir *dir;     /* directories only */
+	char *target;            /* symbolic links only: the text, NUL-ended */
+	struct mgr_orphan *ox;   /* orphans only (mgr-free.c's state) */
+};
+
+/* What only an orphan needs, apart so that every other inode is smaller. */
+struct mgr_orphan {
+	struct mgr_inode *in;
 	int64_t free_at;         /* orphan without leases: free from then (mono ms) */
 	/* mgr-free.c: the commit that makes the ORPHAN record durable, and
 	 * which stripes (by position) the iods confirmed gone. */
 	uint64_t durable_at;
 	uint8_t *rm_done;
-	uint64_t walk_gen;       /* mgr_ns_walk_names: met in this walk */
-	TAILQ_ENTRY(mgr_inode) oentry; /* on the orphan list */
+	TAILQ_ENTRY(mgr_orphan) oentry; /* on the orphan list */
 };
 
 /* A resolved path: the directory holding the last component and what that
@@ -298,14 +307,25 @@ struct mgr_rec {
 	uint16_t namelen, namelen2;
 	const char *target;       /* SYMLINK: the link's text */
 	uint16_t targetlen;
+	/* Not on disk: (parent, name)'s hash when not 0, computed by a load
+	 * ahead of the apply (mgr_ns_prefetch). */
+	uint32_t hash;
 };
 
 void mgr_ns_init(void);
 void mgr_ns_free(void);
+/* Size the tables for about n inodes (a load, from its snapshot). */
+void mgr_ns_reserve(uint64_t n);
 struct mgr_inode *mgr_ns_root(void);
 struct mgr_inode *mgr_ns_get(uint64_t ino);
 struct mgr_dirent *mgr_ns_lookup(const struct mgr_inode *dir,
     const char *name, size_t len);
+/* Prefetch what applying r will look up: r's bucket (0 if r has no
+ * name, else the hash), then, given that hash, its first entry. */
+uint32_t mgr_ns_prefetch(const struct mgr_rec *r);
+void mgr_ns_prefetch_chain(uint32_t hash);
+/* de's position in its parent (readdir cookies), never reused there. */
+uint64_t mgr_ns_cookie(const struct mgr_dirent *de);
 /* Every resolver: 0, an errno, or PVFS_ST_LINK with p->link set. */
 int mgr_ns_resolve(const struct pvfs_cred *cr, const char *path,
     struct mgr_path *p);

@@ -305,6 +305,17 @@ group_dir_read(const struct bench_group *g, int slot, int rank,
 }
 
 int
+bench_group_get_rank(struct bench_group *g, int slot, int rank,
+    struct bench_span *s)
+{
+	if (g->shm != NULL) {
+		*s = g->shm->spans[slot * g->nprocs + rank];
+		return 0;
+	}
+	return group_dir_read(g, slot, rank, s);
+}
+
+int
 bench_group_get(struct bench_group *g, int slot, struct bench_span *agg)
 {
 	struct bench_span s;
@@ -312,9 +323,7 @@ bench_group_get(struct bench_group *g, int slot, struct bench_span *agg)
 
 	memset(agg, 0, sizeof(*agg));
 	for (r = 0; r < g->nprocs; r++) {
-		if (g->shm != NULL)
-			s = g->shm->spans[slot * g->nprocs + r];
-		else if (group_dir_read(g, slot, r, &s) != 0)
+		if (bench_group_get_rank(g, slot, r, &s) != 0)
 			return -1;
 		if (s.failed)
 			agg->failed = 1;

@@ -142,6 +142,36 @@ meta_pct(const float *v, size_t n, double p)
 	return n == 0 ? 0 : v[k == 0 ? 0 : k - 1 < n ? k - 1 : n - 1];
 }
 
+static int
+meta_dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every client's rate in op: the lowest, the median and the highest. */
+static void
+meta_per_client(struct meta_ctx *m, int op, struct bench_meta_stat *st)
+{
+	double v[BENCH_MAX_CLIENTS];
+	struct bench_span s;
+	int r, n = 0;
+
+	for (r = 0; r < m->o->clients && r < BENCH_MAX_CLIENTS; r++) {
+		if (bench_group_get_rank(m->g, op, r, &s) != 0 ||
+		    s.end_ns <= s.start_ns)
+			continue;
+		v[n++] = (double)s.bytes * 1e9 / (double)(s.end_ns - s.start_ns);
+	}
+	if (n == 0)
+		return;
+	qsort(v, (size_t)n, sizeof(v[0]), meta_dcmp);
+	st->cl_min = v[0];
+	st->cl_med = v[n / 2];
+	st->cl_max = v[n - 1];
+}
+
 static void
 meta_stats(struct meta_ctx *m, struct bench_meta_stat st[BM_NOPS])
 {
@@ -166,6 +196,7 @@ meta_stats(struct meta_ctx *m, struct bench_meta_stat st[BM_NOPS])
 		    (double)agg.bytes * 1e9 / (double)(agg.end_ns - agg.start_ns) : 0;
 		st[op].p50_us = meta_pct(lat, n, 0.50);
 		st[op].p99_us = meta_pct(lat, n, 0.99);
+		meta_per_client(m, op, &st[op]);
 	}
 }
 

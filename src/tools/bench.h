@@ -78,6 +78,9 @@ void bench_group_put(struct bench_group *g, int slot, const struct bench_span *s
 /* Aggregate of slot over all ranks: bytes summed, time from the first
  * start to the last end.  Valid after a barrier that follows every put. */
 int bench_group_get(struct bench_group *g, int slot, struct bench_span *agg);
+/* One rank's span of slot, under the same condition. */
+int bench_group_get_rank(struct bench_group *g, int slot, int rank,
+    struct bench_span *s);
 void bench_group_free(struct bench_group *g);
 
 /* ---- bench-ref.c: the references measured in the same run ---- */
@@ -125,6 +128,9 @@ struct bench_meta_stat {
 	double ops_per_s;
 	double p50_us, p99_us;
 	uint64_t ops;
+	/* Each client's own rate (its operations / its span): whether one
+	 * was starved while the others ran. */
+	double cl_min, cl_med, cl_max;
 };
 struct bench_meta_opts {
 	const char *dir;          /* a directory to create and remove */

@@ -54,6 +54,11 @@ pvfs_bench_LDADD = libpvfs-client.la libpvfs-common.la $(PTHREAD_LIBS)
 bench: pvfs-bench pvfs-local pvfs-mgr pvfs-iod
 	PVFS_BUILDDIR='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/scripts/bench/run.sh
 .PHONY: bench
+# The mgr with millions of names (issue 18): generated store, restart, RSS,
+# rates, readdir, 64 concurrent clients; NAMES_FILES=1000000 etc. shrink it.
+bench-names: pvfs-bench pvfs-local pvfs-mgr pvfs-iod pvfs-mgr-gen
+	PVFS_BUILDDIR='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/scripts/bench/names.sh
+.PHONY: bench-names
 
 EXTRA_DIST += src/tools/pvfs-local.in
 CLEANFILES += pvfs-local

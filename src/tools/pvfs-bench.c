@@ -35,6 +35,7 @@ usage(FILE *f)
 	fprintf(f,
 "Usage: " PROG " data [OPTIONS]       concurrent write then read of one file\n"
 "       " PROG " meta [OPTIONS]       metadata rates and latencies\n"
+"       " PROG " readdir --path DIR   list an existing directory, entries/s\n"
 "       " PROG " tcp [--size N] [--block N]   the loopback TCP reference alone\n"
 "       " PROG " tcp-sink HOST:PORT   receive one TCP stream, print MB/s\n"
 "       " PROG " tcp-send HOST:PORT [--size N] [--block N]\n"
@@ -85,6 +86,7 @@ usage(FILE *f)
 "      --path P        the PVFS directory to create (default\n"
 "                      PREFIX/pvfs-bench-meta.PID)\n"
 "      --local-dir D, --no-ref, --mount DIR   as for data\n"
+"With more than one client, each client's own rate (min, median, max).\n"
 "Every figure line also appears as one 'RESULT key=value ...' line.\n"
 "Exit status: 0 figures printed, 1 a run failed, 2 usage error.\n");
 }
@@ -661,12 +663,24 @@ meta_print(const struct opts *o, const struct bench_meta_stat *p,
 			    mt[op].p99_us, ratio(mt[op].ops_per_s, p[op].ops_per_s));
 	}
 	printf("  (readdir: entries/s; latency of one listing of the whole directory)\n");
+	if (o->clients > 1) {
+		printf("  %-14s %12s %9s %9s   (pvfs ops/s of each client alone)\n",
+		    "per client", "min", "median", "max");
+		for (op = 0; op < BM_NOPS; op++)
+			if (op != BM_READDIR)
+				printf("  %-14s %12.0f %9.0f %9.0f\n", bench_meta_name(op),
+				    p[op].cl_min, p[op].cl_med, p[op].cl_max);
+	}
 	for (op = 0; op < BM_NOPS; op++)
 		printf("RESULT meta clients=%d files=%d op=%s rate=%.0f p50_us=%.1f "
 		    "p99_us=%.1f local_rate=%.0f local_p50_us=%.1f local_p99_us=%.1f\n",
 		    o->clients, o->files, bench_meta_name(op), p[op].ops_per_s,
 		    p[op].p50_us, p[op].p99_us, l != NULL ? l[op].ops_per_s : 0,
 		    l != NULL ? l[op].p50_us : 0, l != NULL ? l[op].p99_us : 0);
+	for (op = 0; o->clients > 1 && op < BM_NOPS; op++)
+		printf("RESULT meta-client clients=%d files=%d op=%s min=%.0f "
+		    "median=%.0f max=%.0f\n", o->clients, o->files,
+		    bench_meta_name(op), p[op].cl_min, p[op].cl_med, p[op].cl_max);
 	for (op = 0; mt != NULL && op < BM_NOPS; op++)
 		printf("RESULT meta-mount clients=%d files=%d op=%s rate=%.0f "
 		    "p50_us=%.1f p99_us=%.1f native_rate=%.0f ratio=%.3f\n",
@@ -709,6 +723,34 @@ cmd_meta(const struct opts *o)
 			return 1;
 	}
 	meta_print(o, p, o->no_ref ? NULL : l, w.mnt[0] != '\0' ? mt : NULL, &w);
+	return 0;
+}
+
+/* readdir: list an existing directory BENCH_RUNS times, entries/s. */
+static int
+cmd_readdir(const struct opts *o)
+{
+	double v[BENCH_RUNS];
+	long n = 0;
+	int64_t t;
+	int i;
+
+	if (o->path == NULL)
+		usage_error("readdir: needs --path DIR");
+	for (i = 0; i < BENCH_RUNS; i++) {
+		t = pvfs_mono_ns();
+		if ((n = bench_fs_pvfs.list(o->path)) < 0) {
+			bench_err("%s: readdir: %s", o->path, strerror(errno));
+			return 1;
+		}
+		t = pvfs_mono_ns() - t;
+		v[i] = t > 0 ? (double)n * 1e9 / (double)t : 0;
+	}
+	printf("pvfs-bench readdir: %s, %ld entries\n", o->path, n);
+	printf("  %-22s %10s %10s %10s %10s\n", "entries/s", "run 1", "run 2",
+	    "run 3", "reported");
+	print_runs("pvfs readdir", v);
+	printf("RESULT readdir entries=%ld rate=%.0f\n", n, bench_reported(v));
 	return 0;
 }
 
@@ -819,7 +861,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-		printf(PROG " %s\njobs: data meta tcp tcp-sink tcp-send mpiio noncontig\n",
+		printf(PROG " %s\njobs: data meta readdir tcp tcp-sink tcp-send mpiio noncontig\n",
 		    PACKAGE_VERSION);
 		return 0;
 	}
@@ -841,6 +883,8 @@ main(int argc, char **argv)
 		return cmd_meta(&o);
 	if (strcmp(cmd, "tcp") == 0)
 		return cmd_tcp(&o);
+	if (strcmp(cmd, "readdir") == 0)
+		return cmd_readdir(&o);
 	if (strcmp(cmd, "noncontig") == 0)
 		return cmd_noncontig(&o);
 	if (strcmp(cmd, "mpiio") == 0)

@@ -342,7 +342,7 @@ mt_dump_one(const struct mgr_inode *in, const struct mgr_dirent *de,
 	}
 	e->ino = in->ino;
 	e->gen = in->gen;
-	e->cookie = de != NULL ? de->cookie : 0;
+	e->cookie = de != NULL ? mgr_ns_cookie(de) : 0;
 	e->nlink = in->nlink;
 	e->mode = in->mode;
 	e->uid = in->uid;

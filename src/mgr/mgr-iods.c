@@ -11,6 +11,12 @@
  * per-iod status that MGR_IODSTATUS returns (pvfs-ping prints it).  An
  * iod that answers again after a failure is reported to mgr-free.c, which
  * has stripes of freed files waiting for it.
+ *
+ * Mirrored files (mgr-resync.c): each HELLO grants the iod a mirror lease
+ * of three intervals, valid only if the iod holds the stale set version
+ * it names; an iod that does not gets its whole set (IOD_STALE frames)
+ * before the HELLO on the same connection.  A change of a set asks for a
+ * HELLO at once (mgr_iods_kick).
  */
 #include <sys/socket.h>
 #include <sys/random.h>
@@ -55,6 +61,9 @@ struct mgr_iod {
 	struct pvfs_iodstat_wire st; /* what MGR_IODSTATUS reports */
 	ev_tstamp heard_at;       /* loop time of the last answer, 0: never */
 	int skew_warned;
+	uint64_t acked;           /* the stale set version it said it holds */
+	uint32_t nstale;          /* IOD_STALE replies still to come */
+	int kick;                 /* HELLO again as soon as this one ends */
 };
 
 static struct mgr_iod *iods;
@@ -201,8 +210,14 @@ iods_hello_build(struct mgr_iod *d)
 	r->rtt_ns = d->rtt_ns;
 	if (getrandom(&r->nonce, sizeof(r->nonce), 0) != sizeof(r->nonce))
 		r->nonce = (uint64_t)r->mgr_ns ^ (uint64_t)pvfs_mono_ms();
+	r->lease_ms = mgr_iods_lease_ms();
+	r->stale_version = mgr_resync_version(d->index);
 	pvfs_hello_req_mac(r, mgr.key, mgr.keylen, r->mac);
 	pvfs_buf_reset(&d->out);
+	d->nstale = 0;
+	if (d->acked != r->stale_version)
+		d->nstale = mgr_resync_encode_set(d->index, &d->out,
+		    (uint32_t)r->nonce + 1);
 	pvfs_frame_encode(&d->out, PVFS_IOD_HELLO, (uint32_t)r->nonce, 0, 0, r);
 	d->sent_ms = pvfs_mono_ms();
 }
@@ -217,6 +232,10 @@ iods_connected(struct mgr_iod *d)
 	if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
 		err = errno;
 	if (err != 0) {
+		if (err == ECONNREFUSED) { /* no process: none with a lease */
+			d->acked = 0;
+			mgr_resync_iod_refused(d->index);
+		}
 		iods_fail_errno(d, "connect", err);
 		return;
 	}
@@ -305,6 +324,18 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 	struct pvfs_iod_hello_rep rep;
 	char why[96];
 
+	if (d->nstale > 0 && h->op == PVFS_IOD_STALE &&
+	    (h->flags & PVFS_HDR_REPLY)) {
+		if (h->status != 0) {
+			snprintf(why, sizeof(why), "stale set refused: %s",
+			    strerror(h->status));
+			iods_fail(d, PVFS_IODST_PROTO, why);
+			return;
+		}
+		d->nstale--;
+		d->in_len = 0;
+		return;
+	}
 	if (h->op != PVFS_IOD_HELLO || !(h->flags & PVFS_HDR_REPLY) ||
 	    h->reqid != (uint32_t)d->req.nonce) {
 		iods_fail(d, PVFS_IODST_PROTO, "a reply to something else");
@@ -327,7 +358,12 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 	iods_judge(d, &rep);
 	iods_close(d);
 	d->backoff = IODS_BACKOFF_MIN;
-	iods_schedule(d, iods_interval);
+	iods_schedule(d, d->kick ? 0. : iods_interval);
+	d->kick = 0;
+	if (d->st.state == PVFS_IODST_OK) {
+		d->acked = rep.stale_version;
+		mgr_resync_iod_acked(d->index, rep.stale_version);
+	}
 }
 
 /* Read the header, then the body; a whole reply ends the exchange. */
@@ -457,6 +493,41 @@ mgr_iods_sockaddr(uint32_t index, struct sockaddr_storage *sa,
 	memcpy(sa, &iods[index].sa, iods[index].salen);
 	*len = iods[index].salen;
 	return 0;
+}
+
+uint32_t
+mgr_iods_lease_ms(void)
+{
+	return (uint32_t)(iods_interval * 3 * 1000);
+}
+
+/* A stale set changed: HELLO now, or right after the exchange under way. */
+void
+mgr_iods_kick(uint32_t index)
+{
+	struct mgr_iod *d;
+
+	if (iods == NULL || index >= mgr.niods)
+		return;
+	d = &iods[index];
+	if (d->step == MGR_IOD_IDLE)
+		iods_schedule(d, 0.);
+	else
+		d->kick = 1;
+}
+
+/* When the last HELLO (and so the last lease) went out; 0: never. */
+int64_t
+mgr_iods_hello_sent_ms(uint32_t index)
+{
+	return iods != NULL && index < mgr.niods ? iods[index].sent_ms : 0;
+}
+
+int
+mgr_iods_ok(uint32_t index)
+{
+	return iods != NULL && index < mgr.niods &&
+	    iods[index].st.state == PVFS_IODST_OK;
 }
 
 int

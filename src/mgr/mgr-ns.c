@@ -215,6 +215,7 @@ mgr_ns_free(void)
 	TAILQ_INIT(&ns_orphans);
 	ns_norphans = 0;
 	ns_next_ino = NS_ROOT_INO + 1; /* for the next mgr_ns_init() */
+	mgr_mirror_reset(); /* stale copies are of these files */
 }
 
 struct mgr_inode *
@@ -888,6 +889,10 @@ mgr_ns_apply(const struct mgr_rec *r)
 		return mgr_ns_apply_orphan(r);
 	case MGR_REC_FREE:
 		return mgr_ns_apply_free(r);
+	case MGR_REC_DIRTY:
+	case MGR_REC_CLEAN:
+	case MGR_REC_REBUILD:
+		return mgr_mirror_apply(r);
 	}
 	return EINVAL;
 }

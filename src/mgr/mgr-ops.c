@@ -36,6 +36,8 @@ static union {
 	struct pvfs_mgr_modified_req modified;
 	struct pvfs_mgr_symlink_req symlink;
 	struct pvfs_mgr_lease_req lease;
+	struct pvfs_mgr_dirty_req dirty;
+	struct pvfs_mgr_resync_req resync;
 } op_req;
 
 static union {
@@ -51,7 +53,10 @@ static union {
 	struct pvfs_mgr_iodstatus_rep iodstatus;
 	struct pvfs_counters_rep counters;
 	struct pvfs_mgr_readlink_rep readlink;
+	struct pvfs_mgr_resync_rep resync;
 } op_rep;
+
+uint32_t mgr_op_reqid;
 
 /* The body of a PVFS_ST_LINK reply: the link a walk stopped at. */
 static struct pvfs_link_rep op_link;
@@ -981,6 +986,8 @@ static const struct {
 	OP(PVFS_MGR_READLINK, mgr_op_readlink, struct pvfs_mgr_path_req),
 	OP(PVFS_MGR_LINK, mgr_op_link, struct pvfs_mgr_rename_req),
 	OP(PVFS_MGR_LEASE, mgr_lease_op, struct pvfs_mgr_lease_req),
+	OP(PVFS_MGR_DIRTY, mgr_resync_dirty_op, struct pvfs_mgr_dirty_req),
+	OP(PVFS_MGR_RESYNC, mgr_resync_op, struct pvfs_mgr_resync_req),
 };
 
 void
@@ -1028,10 +1035,12 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 		if ((status = mgr_auth_cred(c, cr)) == 0)
 			mgr_perm_squash(cr);
 	}
+	mgr_op_reqid = h->reqid;
 	if (status == 0)
 		status = op_table[op - PVFS_MGR_PING].fn(c, &op_req, &op_rep);
-	mgr_conn_reply(c, op, h->reqid, status,
-	    status == PVFS_ST_LINK ? (void *)&op_link : (void *)&op_rep);
+	if (status != MGR_OP_LATER)
+		mgr_conn_reply(c, op, h->reqid, status,
+		    status == PVFS_ST_LINK ? (void *)&op_link : (void *)&op_rep);
 	pvfs_counters_op(&mgr_counters, op, status, pvfs_mono_ns() - t0);
 	pvfs_msg_free(op, 0, &op_req);
 	pvfs_log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);

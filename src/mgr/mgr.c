@@ -426,6 +426,7 @@ mgr_shutdown(void)
 {
 	mgr_lease_stop();
 	mgr_journal_commit();
+	mgr_resync_stop();
 	mgr_iods_stop();
 	mgr_conn_close_all();
 	mgr_journal_close();
@@ -488,6 +489,7 @@ main(int argc, char **argv)
 	if (opt.sock != NULL)
 		mgr_conn_listen_unix(mgr.unix_fd);
 	mgr_journal_start(mgr.loop, mgr_durable);
+	mgr_resync_start(mgr.loop, NULL);
 	mgr_iods_start(mgr.loop);
 	mgr_lease_start(mgr.loop);
 	pvfs_publish(opt.pidfile, opt.portfile, mgr.bound_port);

@@ -100,6 +100,20 @@ static const struct pvfs_field rec_orphan_f[] = {
 	PVFS_FSUB(struct mgr_rec, dist, rec_dist_f), PVFS_FEND
 };
 
+/* Type 16: dist.copies and dist.mshift of inode ino (mirrored files,
+ * directories' defaults); CREATE's and ORPHAN's distribution stays as it
+ * was, so a store without mirrors is byte for byte what it was. */
+static const struct pvfs_field rec_mirror_dist_f[] = {
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, copies),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, mshift),
+	PVFS_FEND
+};
+
+static const struct pvfs_field rec_mirror_f[] = {
+	REC_U64(ino), PVFS_FSUB(struct mgr_rec, dist, rec_mirror_dist_f),
+	PVFS_FEND
+};
+
 /* The table of a record type in a format; NULL for an unknown type. */
 static const struct pvfs_field *
 mgr_record_table(int format, uint8_t type)
@@ -126,6 +140,8 @@ mgr_record_table(int format, uint8_t type)
 		return format >= 2 ? rec_link_f : NULL;
 	case MGR_REC_ORPHAN:
 		return format >= 2 ? rec_orphan_f : NULL;
+	case MGR_REC_MIRROR:
+		return format >= 2 ? rec_mirror_f : NULL;
 	}
 	return NULL;
 }
@@ -165,6 +181,7 @@ mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r)
 		return -1;
 	if (r->type != MGR_REC_SETATTR && r->type != MGR_REC_END &&
 	    r->type != MGR_REC_ORPHAN && r->type != MGR_REC_FREE &&
+	    r->type != MGR_REC_MIRROR &&
 	    !mgr_record_name_ok(r->name, r->namelen))
 		return -1;
 	if (r->type == MGR_REC_RENAME && !mgr_record_name_ok(r->name2, r->namelen2))

@@ -135,6 +135,17 @@ int mgr_iods_sockaddr(uint32_t index, struct sockaddr_storage *sa,
     socklen_t *len);
 int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
+/* ---- mgr-layout.c: mirrored files' copies and shift ---- */
+struct mgr_inode;
+/* copies and mshift of a new file in directory dir, asked (0: dir's
+ * default, else 1).  0 or EINVAL. */
+int mgr_layout_choose(uint32_t asked, const struct mgr_inode *dir,
+    struct pvfs_dist *d);
+/* The MIRROR record of ino (after its CREATE, or a directory's default). */
+void mgr_layout_log(uint64_t ino, const struct pvfs_dist *d);
+int mgr_layout_set_default(const struct pvfs_cred *cr,
+    const struct mgr_inode *in, uint32_t copies);
+
 /* ---- mgr-lease.c: open-unlinked files ---- */
 struct mgr_inode;
 #define MGR_LEASE_GRACE 30.0 /* seconds an orphan waits for a lost holder */
@@ -270,6 +281,11 @@ enum mgr_rec_type {
 	 * the grace for its holder); older mgrs ignore the bit. */
 #define MGR_ORPHAN_HELD 0x100000u
 	MGR_REC_MKNOD = 12, /* a FIFO, socket or device node */
+	/* 13-15: the mirrors' DIRTY, CLEAN, REBUILD (doc/design.md). */
+	/* A file's copies and mshift, right after its CREATE or ORPHAN in
+	 * the same batch, or a directory's default copies (dist.copies; a
+	 * directory written before it loads with copies 1). */
+	MGR_REC_MIRROR = 16,
 };
 #define MGR_REC_MODE 0x1u
 #define MGR_REC_UID 0x2u

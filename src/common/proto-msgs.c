@@ -17,6 +17,8 @@ static const struct pvfs_field dist_f[] = {
 	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, base),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, pcount),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, ssize),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, copies),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, mshift),
 	PVFS_FEND
 };
 
@@ -121,6 +123,7 @@ static const struct pvfs_field mgr_setattr_req_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, atime_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, mtime_ns),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, flags),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, copies),
 	PVFS_FSTR(struct pvfs_mgr_setattr_req, path),
 	PVFS_FEND
 };
@@ -262,6 +265,7 @@ static const struct pvfs_field mgr_auth_rep_f[] = {
 static const struct pvfs_field iod_read_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_read_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_req, copy),
 	PVFS_FSUB(struct pvfs_iod_read_req, pat, pattern_f),
 	PVFS_FEND
 };
@@ -275,6 +279,7 @@ static const struct pvfs_field iod_read_rep_f[] = {
 static const struct pvfs_field iod_write_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_write_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_req, copy),
 	PVFS_FSUB(struct pvfs_iod_write_req, pat, pattern_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_write_req, stream_len),
 	PVFS_FEND
@@ -288,6 +293,7 @@ static const struct pvfs_field iod_write_rep_f[] = {
 static const struct pvfs_field iod_read_list_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_read_list_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_list_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_list_req, copy),
 	PVFS_FARR(struct pvfs_iod_read_list_req, seg, nseg, PVFS_LIST_MAX,
 	    struct pvfs_pattern, pattern_f),
 	PVFS_FEND
@@ -296,6 +302,7 @@ static const struct pvfs_field iod_read_list_req_f[] = {
 static const struct pvfs_field iod_write_list_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_write_list_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_list_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_list_req, copy),
 	PVFS_FARR(struct pvfs_iod_write_list_req, seg, nseg, PVFS_LIST_MAX,
 	    struct pvfs_pattern, pattern_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_write_list_req, stream_len),
@@ -305,6 +312,7 @@ static const struct pvfs_field iod_write_list_req_f[] = {
 static const struct pvfs_field iod_truncate_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_truncate_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_truncate_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_truncate_req, copy),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_truncate_req, length),
 	PVFS_FEND
 };
@@ -323,6 +331,7 @@ static const struct pvfs_field iod_fsync_req_f[] = {
 static const struct pvfs_field iod_size_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_size_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_req, copy),
 	PVFS_FEND
 };
 
@@ -360,6 +369,7 @@ static const struct pvfs_field counters_rep_f[] = {
 static const struct pvfs_field size_ent_f[] = {
 	PVFS_FSUB(struct pvfs_iod_size_ent, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_ent, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_ent, copy),
 	PVFS_FEND
 };
 
@@ -412,6 +422,7 @@ static const struct pvfs_field iod_list_req_f[] = {
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, sub),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_list_req, after),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_list_req, after_gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, after_copy),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, max),
 	PVFS_FEND
 };
@@ -419,6 +430,7 @@ static const struct pvfs_field iod_list_req_f[] = {
 static const struct pvfs_field stripe_ent_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, ino),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stripe_ent, copy),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, size),
 	PVFS_FEND
 };
@@ -434,6 +446,7 @@ static const struct pvfs_field iod_purge_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_purge_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_purge_req, ino),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_purge_req, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_purge_req, copy),
 	PVFS_FEND
 };
 

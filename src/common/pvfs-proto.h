@@ -19,7 +19,7 @@
 #include "pvfs-types.h"
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 8
+#define PVFS_PROTO_VERSION 9
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -154,7 +154,10 @@ enum pvfs_op {
 /* A chown (even to -1, -1): ctime, and set-id bits cleared as Linux's
  * chown clears them. */
 #define PVFS_SA_CHOWN 0x80u
-#define PVFS_SA_ALL 0xffu
+/* A directory's default copies for new files (copies; 0 = none): owner
+ * or root, directories only (version 9). */
+#define PVFS_SA_COPIES 0x100u
+#define PVFS_SA_ALL 0x1ffu
 
 struct pvfs_attr {
 	uint64_t ino;
@@ -242,6 +245,7 @@ struct pvfs_mgr_setattr_req {
 	uint32_t mask, mode, uid, gid;
 	int64_t atime_ns, mtime_ns;
 	uint32_t flags; /* PVFS_PF_*, by path */
+	uint32_t copies; /* PVFS_SA_COPIES */
 	char path[PVFS_PATH_MAX + 1];
 };
 struct pvfs_mgr_truncate_req {
@@ -495,6 +499,9 @@ struct pvfs_mgr_resync_rep {
 struct pvfs_iod_read_req {
 	struct pvfs_cap cap;
 	uint32_t rel; /* this iod's position in the file: (index - base) mod niods */
+	/* Which copy of rel (below cap.dist.copies; version 9): copy k > 0
+	 * is the stripe file INO.GEN.cK (doc/design.md, "Mirrored files"). */
+	uint32_t copy;
 	struct pvfs_pattern pat;
 };
 /* The stream holds, in logical order, the first stream_len bytes of this
@@ -507,6 +514,7 @@ struct pvfs_iod_read_rep {
 struct pvfs_iod_write_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	struct pvfs_pattern pat;
 	uint64_t stream_len; /* must equal this iod's share of pat */
 };
@@ -524,12 +532,14 @@ struct pvfs_iod_write_rep {
 struct pvfs_iod_read_list_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	uint32_t nseg;
 	struct pvfs_pattern *seg; /* nseg entries; freed by pvfs_msg_free */
 };
 struct pvfs_iod_write_list_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	uint32_t nseg;
 	struct pvfs_pattern *seg;
 	uint64_t stream_len; /* must equal this iod's share of the segments */
@@ -537,6 +547,7 @@ struct pvfs_iod_write_list_req {
 struct pvfs_iod_truncate_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	uint64_t length; /* logical length */
 };
 struct pvfs_iod_cap_req { /* REMOVE */
@@ -549,6 +560,7 @@ struct pvfs_iod_fsync_req {
 struct pvfs_iod_size_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 };
 struct pvfs_iod_size_rep {
 	uint64_t local_size, logical_end;
@@ -583,6 +595,7 @@ struct pvfs_counters_rep {
 struct pvfs_iod_size_ent {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 };
 struct pvfs_iod_size_list_req {
 	uint32_t n;
@@ -612,18 +625,21 @@ struct pvfs_iod_statfs_rep {
 };
 #define PVFS_IOD_USAGE_TTL 1
 /* LIST: stripe files of subdirectory sub (an inode's low byte) that come
- * after (after, after_gen), ascending by (ino, gen), at most max (<=
- * PVFS_STRIPELIST_MAX); names that are not a stripe file of that
- * subdirectory ("INO" for gen 0, "INO.<gen as 16 lowercase hex digits>"
- * otherwise) are skipped.  Start from (0, 0); resume from the last entry. */
+ * after (after, after_gen, after_copy), ascending by (ino, gen, copy), at
+ * most max (<= PVFS_STRIPELIST_MAX); names that are not a stripe file of
+ * that subdirectory ("INO" for gen 0, "INO.<gen as 16 lowercase hex
+ * digits>" otherwise, then ".cK" for copy K > 0) are skipped.  Start from
+ * (0, 0, 0); resume from the last entry. */
 struct pvfs_iod_list_req {
 	struct pvfs_cap cap; /* PVFS_R_ADMIN */
 	uint32_t sub;
 	uint64_t after, after_gen;
+	uint32_t after_copy;
 	uint32_t max;
 };
 struct pvfs_stripe_ent {
 	uint64_t ino, gen;
+	uint32_t copy; /* 0: INO.GEN, k: INO.GEN.cK */
 	uint64_t size; /* bytes of the stripe file */
 };
 struct pvfs_iod_list_rep {
@@ -634,6 +650,7 @@ struct pvfs_iod_list_rep {
 struct pvfs_iod_purge_req {
 	struct pvfs_cap cap; /* PVFS_R_ADMIN */
 	uint64_t ino, gen;   /* the stripe file to remove */
+	uint32_t copy;
 };
 struct pvfs_iod_ping_rep {
 	uint32_t version;

@@ -83,26 +83,29 @@ extern struct iod iod;
 /* iod-store.c: stripe files and the LRU of open descriptors. */
 struct iod_file {
 	uint64_t ino, gen; /* the file's identity, from its capability */
+	uint32_t copy;     /* which copy's stripe file (mirrored files) */
 	int fd;
 	int refs;  /* streams and handlers using fd right now */
 	int dead;  /* removed: close when refs drops to 0, never found again */
 	TAILQ_ENTRY(iod_file) lru;
 };
-/* "XX/" + 20 decimal digits + "." + 16 hex digits + NUL, rounded up */
-#define IOD_STORE_PATH_MAX 48
+/* "XX/" + 20 decimal digits + "." + 16 hex digits + ".cK" + NUL, rounded up */
+#define IOD_STORE_PATH_MAX 56
 int iod_store_init(const char *datadir, char **cause);
 void iod_store_shutdown(void);
-/* The stripe file of (ino, gen) relative to DATADIR. */
-void iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len);
-/* A name in subdirectory sub back to (ino, gen): 0, or -1 if it is not
- * exactly a name iod_store_path makes. */
+/* The stripe file of (ino, gen), copy copy, relative to DATADIR. */
+void iod_store_path(uint64_t ino, uint64_t gen, uint32_t copy, char *out,
+    size_t len);
+/* A name in subdirectory sub back to (ino, gen, copy): 0, or -1 if it is
+ * not exactly a name iod_store_path makes. */
 int iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
-    uint64_t *gen);
-struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, int create,
-    int *err);
+    uint64_t *gen, uint32_t *copy);
+struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, uint32_t copy,
+    int create, int *err);
 void iod_store_put(struct iod_file *f);
-int iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st);
-int iod_store_remove(uint64_t ino, uint64_t gen);
+int iod_store_stat(uint64_t ino, uint64_t gen, uint32_t copy,
+    struct stat *st);
+int iod_store_remove(uint64_t ino, uint64_t gen, uint32_t copy);
 int iod_store_sync_dir(uint64_t ino);
 int iod_store_statfs(struct statvfs *sv);
 /* What the iod holds for files, and the host file system's identity
@@ -113,7 +116,8 @@ struct iod_usage {
 };
 int iod_store_usage(struct iod_usage *u);
 int iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
-    uint32_t max, struct pvfs_stripe_ent *ents, uint32_t *n, int *eof);
+    uint32_t after_copy, uint32_t max, struct pvfs_stripe_ent *ents,
+    uint32_t *n, int *eof);
 
 /* iod-conn.c: connections and their state machine. */
 enum iod_conn_state {
@@ -228,7 +232,7 @@ void iod_op_write_done(struct iod_conn *c);
  * request then frees nothing). */
 struct iod_io {
 	const struct pvfs_cap *cap;
-	uint32_t rel;
+	uint32_t rel, copy;
 	const struct pvfs_pattern *seg;
 	uint32_t nseg;
 	struct pvfs_pattern **own;

@@ -263,7 +263,7 @@ admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
 
 static int
 admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint32_t sub, uint64_t after, uint64_t after_gen,
+    uint32_t sub, const struct pvfs_stripe_info *after,
     struct pvfs_iod_list_rep *rep)
 {
 	struct pvfs_iod_list_req req;
@@ -273,15 +273,16 @@ admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	memset(&req, 0, sizeof(req));
 	req.cap = *cap;
 	req.sub = sub;
-	req.after = after;
-	req.after_gen = after_gen;
+	req.after = after->ino;
+	req.after_gen = after->gen;
+	req.after_copy = after->copy;
 	req.max = PVFS_STRIPELIST_MAX;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_LIST, &req, rep, NULL);
 }
 
 static int
 admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint64_t ino, uint64_t gen)
+    uint64_t ino, uint64_t gen, uint32_t copy)
 {
 	struct pvfs_iod_purge_req req;
 	struct pvfs_none rep;
@@ -292,6 +293,7 @@ admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	req.cap = *cap;
 	req.ino = ino;
 	req.gen = gen;
+	req.copy = copy;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_PURGE, &req, &rep, NULL);
 }
 
@@ -516,6 +518,8 @@ pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
 		(*v)[i].base = rep.inos[i].dist.base;
 		(*v)[i].pcount = rep.inos[i].dist.pcount;
 		(*v)[i].ssize = rep.inos[i].dist.ssize;
+		(*v)[i].copies = pvfs_dist_copies(&rep.inos[i].dist);
+		(*v)[i].mshift = rep.inos[i].dist.mshift;
 	}
 	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &rep);
 	return 0;
@@ -538,14 +542,14 @@ admin_cap_refresh(struct pvfs_admin *a)
 
 static int
 admin_list_once(struct pvfs_admin *a, uint32_t i, uint32_t sub,
-    uint64_t after_ino, uint64_t after_gen, struct pvfs_iod_list_rep *rep)
+    const struct pvfs_stripe_info *after, struct pvfs_iod_list_rep *rep)
 {
-	return admin_iod_list(a->fs, i, &a->cap, sub, after_ino, after_gen, rep);
+	return admin_iod_list(a->fs, i, &a->cap, sub, after, rep);
 }
 
 int
 pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
-    uint64_t after_ino, uint64_t after_gen, struct pvfs_stripe_info **v,
+    const struct pvfs_stripe_info *after, struct pvfs_stripe_info **v,
     uint32_t *n, int *eof)
 {
 	struct pvfs_iod_list_rep rep;
@@ -554,9 +558,9 @@ pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
 	if (!a->have_cap && admin_cap_refresh(a) != 0)
 		return -1;
 	/* A refused capability that merely expired is renewed once. */
-	if (admin_list_once(a, i, sub, after_ino, after_gen, &rep) != 0 &&
+	if (admin_list_once(a, i, sub, after, &rep) != 0 &&
 	    (errno != EKEYEXPIRED || admin_cap_refresh(a) != 0 ||
-	    admin_list_once(a, i, sub, after_ino, after_gen, &rep) != 0))
+	    admin_list_once(a, i, sub, after, &rep) != 0))
 		return -1;
 	*n = rep.n;
 	*eof = rep.eof;
@@ -567,6 +571,7 @@ pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
 	for (k = 0; k < rep.n; k++) {
 		(*v)[k].ino = rep.ents[k].ino;
 		(*v)[k].gen = rep.ents[k].gen;
+		(*v)[k].copy = rep.ents[k].copy;
 		(*v)[k].size = rep.ents[k].size;
 	}
 	pvfs_msg_free(PVFS_IOD_LIST, 1, &rep);
@@ -574,15 +579,16 @@ pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
 }
 
 int
-pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino, uint64_t gen)
+pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino, uint64_t gen,
+    uint32_t copy)
 {
 	if (!a->have_cap && admin_cap_refresh(a) != 0)
 		return -1;
-	if (admin_iod_purge(a->fs, i, &a->cap, ino, gen) == 0)
+	if (admin_iod_purge(a->fs, i, &a->cap, ino, gen, copy) == 0)
 		return 0;
 	if (errno != EKEYEXPIRED || admin_cap_refresh(a) != 0)
 		return -1;
-	return admin_iod_purge(a->fs, i, &a->cap, ino, gen);
+	return admin_iod_purge(a->fs, i, &a->cap, ino, gen, copy);
 }
 
 int

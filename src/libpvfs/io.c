@@ -212,23 +212,26 @@ io_segs_for(const struct io_segs *sg, const struct pvfs_dist *d, uint32_t rel,
 /* The request for one iod: IOD_READ/WRITE for one segment, else the LIST
  * form with only the segments it holds bytes of. */
 static uint16_t
-io_data_req(int write, const struct io_file *f, uint32_t rel,
+io_data_req(int write, const struct io_file *f, uint32_t rel, uint32_t copy,
     struct pvfs_pattern *sub, uint32_t m, uint64_t share, union io_req *req)
 {
 	memset(req, 0, sizeof(*req));
 	if (m == 1) {
 		req->read.cap = f->cap;
 		req->read.rel = rel;
+		req->read.copy = copy;
 		req->read.pat = sub[0];
 		req->write.stream_len = write ? share : 0;
 		return write ? PVFS_IOD_WRITE : PVFS_IOD_READ;
 	}
 	if (write) {
-		req->write_list = (struct pvfs_iod_write_list_req){ f->cap, rel,
-			m, sub, share };
+		req->write_list = (struct pvfs_iod_write_list_req){ .cap = f->cap,
+			.rel = rel, .copy = copy, .nseg = m, .seg = sub,
+			.stream_len = share };
 		return PVFS_IOD_WRITE_LIST;
 	}
-	req->read_list = (struct pvfs_iod_read_list_req){ f->cap, rel, m, sub };
+	req->read_list = (struct pvfs_iod_read_list_req){ .cap = f->cap,
+		.rel = rel, .copy = copy, .nseg = m, .seg = sub };
 	return PVFS_IOD_READ_LIST;
 }
 
@@ -255,7 +258,7 @@ io_fill_data(struct io_op *op)
 		m = io_segs_for(sg, d, rel, sub, &share, &blocks);
 		if (m == 0)
 			continue;
-		opc = io_data_req(op->write, f, rel, sub, m, share, &req);
+		opc = io_data_req(op->write, f, rel, 0, sub, m, share, &req);
 		st = pvfs_io_engine_add(&op->e, pvfs_stripe_abs(d, rel, f->fs->niods),
 		    rel, opc, &req);
 		if (st == NULL ||

@@ -229,10 +229,12 @@ struct pvfs_admin;
 struct pvfs_ino_info {
 	uint64_t ino, gen;
 	uint32_t base, pcount, ssize;
+	uint32_t copies, mshift;     /* mirrored files (copies >= 1) */
 };
 /* A stripe file as an iod lists it. */
 struct pvfs_stripe_info {
 	uint64_t ino, gen;
+	uint32_t copy;               /* which copy of a mirrored file */
 	uint64_t size;               /* bytes of the stripe file */
 };
 
@@ -270,11 +272,12 @@ int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
 #define PVFS_ADMIN_INOLIST_SPAN 16384
 int pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
     struct pvfs_ino_info **v, uint32_t *n);
+/* after: the last entry of the previous page (zeros: from the start). */
 int pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
-    uint64_t after_ino, uint64_t after_gen, struct pvfs_stripe_info **v,
+    const struct pvfs_stripe_info *after, struct pvfs_stripe_info **v,
     uint32_t *n, int *eof);
 int pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino,
-    uint64_t gen);
+    uint64_t gen, uint32_t copy);
 
 /* As pvfs_stat (pvfs_lstat with nofollow), from the mgr's attributes
  * only: no iod is asked, so it works while an iod is down.  A regular

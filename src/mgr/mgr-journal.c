@@ -241,6 +241,14 @@ jr_snap_emit_name(const struct mgr_inode *in, const struct mgr_dirent *de,
 		jr_snap_root(s, &r, in);
 	else
 		jr_snap_add(s, &r);
+	if (in->dist.copies > (in->dir != NULL ? 0 : 1)) {
+		memset(&r, 0, sizeof(r));
+		r.type = MGR_REC_MIRROR;
+		r.ino = in->ino;
+		r.dist.copies = in->dist.copies;
+		r.dist.mshift = in->dist.mshift;
+		jr_snap_add(s, &r);
+	}
 	s->inodes++;
 	return s->batch.buf.len >= JR_SNAP_CHUNK ? jr_snap_flush(s) : 0;
 }

@@ -274,6 +274,7 @@ static int
 mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
     struct pvfs_mgr_attrcap_rep *rep)
 {
+	struct pvfs_dist mirror;
 	struct mgr_rec r;
 	int64_t now = pvfs_now_ns();
 	int rc;
@@ -288,7 +289,8 @@ mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
 		return EACCES;
 	mgr_ns_rec_new(&r, MGR_REC_CREATE, p, now);
 	r.ino = mgr_ns_next_ino();
-	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0)
+	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0 ||
+	    (rc = mgr_layout_choose(q->dist.copies, p->dir, &mirror)) != 0)
 		return rc;
 	r.gen = mgr_ns_new_gen();
 	r.mode = q->mode & 07777;
@@ -296,6 +298,8 @@ mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
 	r.gid = mgr_op_new_gid(&q->cred, p->dir);
 	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
 	mgr_journal_log(&r);
+	if (mirror.copies > 1)
+		mgr_layout_log(r.ino, &mirror);
 	return mgr_op_attrcap(mgr_ns_get(r.ino), mgr_op_open_rights(q->flags), rep);
 }
 
@@ -533,7 +537,10 @@ mgr_op_setattr(struct mgr_conn *c, void *rq, void *rp)
 	if ((rc = mgr_op_setattr_owner(q, in, &r)) != 0 ||
 	    (rc = mgr_op_setattr_times(q, in, now, &r)) != 0)
 		return rc;
-	if (r.mask != 0 || (q->mask & PVFS_SA_CHOWN)) {
+	if ((q->mask & PVFS_SA_COPIES) &&
+	    (rc = mgr_layout_set_default(&q->cred, in, q->copies)) != 0)
+		return rc;
+	if (r.mask != 0 || (q->mask & (PVFS_SA_CHOWN | PVFS_SA_COPIES))) {
 		r.mask |= MGR_REC_CTIME;
 		r.ctime_ns = now;
 		mgr_journal_log(&r);
@@ -654,6 +661,8 @@ mgr_op_mkdir(struct mgr_conn *c, void *rq, void *rp)
 	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
 	r.next_cookie = 1;
 	mgr_journal_log(&r);
+	if (p.dir->dist.copies != 0) /* a new directory inherits the default */
+		mgr_layout_log(r.ino, &p.dir->dist);
 	return mgr_op_attrcap(mgr_ns_get(r.ino), PVFS_R_SIZE, rp);
 }
 

@@ -117,6 +117,20 @@ static const struct pvfs_field rec_rebuild_f[] = {
 	REC_U32(rel), REC_U64(time), PVFS_FEND
 };
 
+/* Type 16: dist.copies and dist.mshift of inode ino (mirrored files,
+ * directories' defaults); CREATE's and ORPHAN's distribution stays as it
+ * was, so a store without mirrors is byte for byte what it was. */
+static const struct pvfs_field rec_mirror_dist_f[] = {
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, copies),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, mshift),
+	PVFS_FEND
+};
+
+static const struct pvfs_field rec_mirror_f[] = {
+	REC_U64(ino), PVFS_FSUB(struct mgr_rec, dist, rec_mirror_dist_f),
+	PVFS_FEND
+};
+
 /* The table of a record type in a format; NULL for an unknown type. */
 static const struct pvfs_field *
 mgr_record_table(int format, uint8_t type)
@@ -149,6 +163,8 @@ mgr_record_table(int format, uint8_t type)
 		return format >= 2 ? rec_clean_f : NULL;
 	case MGR_REC_REBUILD:
 		return format >= 2 ? rec_rebuild_f : NULL;
+	case MGR_REC_MIRROR:
+		return format >= 2 ? rec_mirror_f : NULL;
 	}
 	return NULL;
 }
@@ -189,7 +205,7 @@ mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r)
 	if (r->type != MGR_REC_SETATTR && r->type != MGR_REC_END &&
 	    r->type != MGR_REC_ORPHAN && r->type != MGR_REC_FREE &&
 	    r->type != MGR_REC_DIRTY && r->type != MGR_REC_CLEAN &&
-	    r->type != MGR_REC_REBUILD &&
+	    r->type != MGR_REC_REBUILD && r->type != MGR_REC_MIRROR &&
 	    !mgr_record_name_ok(r->name, r->namelen))
 		return -1;
 	if (r->type == MGR_REC_RENAME && !mgr_record_name_ok(r->name2, r->namelen2))

@@ -142,6 +142,17 @@ int mgr_iods_sockaddr(uint32_t index, struct sockaddr_storage *sa,
     socklen_t *len);
 int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
+/* ---- mgr-layout.c: mirrored files' copies and shift ---- */
+struct mgr_inode;
+/* copies and mshift of a new file in directory dir, asked (0: dir's
+ * default, else 1).  0 or EINVAL. */
+int mgr_layout_choose(uint32_t asked, const struct mgr_inode *dir,
+    struct pvfs_dist *d);
+/* The MIRROR record of ino (after its CREATE, or a directory's default). */
+void mgr_layout_log(uint64_t ino, const struct pvfs_dist *d);
+int mgr_layout_set_default(const struct pvfs_cred *cr,
+    const struct mgr_inode *in, uint32_t copies);
+
 /* ---- mgr-lease.c: open-unlinked files ---- */
 struct mgr_inode;
 #define MGR_LEASE_GRACE 30.0 /* seconds an orphan waits for a lost holder */
@@ -280,6 +291,10 @@ enum mgr_rec_type {
 	MGR_REC_DIRTY = 13,   /* a copy of a mirrored file misses a range */
 	MGR_REC_CLEAN = 14,   /* a resync made a copy fresh again */
 	MGR_REC_REBUILD = 15, /* every copy on an iod is stale (a new disk) */
+	/* A file's copies and mshift, right after its CREATE or ORPHAN in
+	 * the same batch, or a directory's default copies (dist.copies; a
+	 * directory written before it loads with copies 1). */
+	MGR_REC_MIRROR = 16,
 };
 #define MGR_REC_MODE 0x1u
 #define MGR_REC_UID 0x2u

@@ -150,6 +150,7 @@ iod_op_read(struct iod_conn *c, const struct iod_io *io,
 
 	if ((err = iod_op_cap(io->cap, PVFS_R_READ)) != 0 ||
 	    (err = iod_op_dist(io->cap, io->rel, io->copy)) != 0 ||
+	    (err = iod_mirror_read_ok(io->cap, io->rel, io->copy)) != 0 ||
 	    (err = iod_op_segs(io)) != 0 ||
 	    (err = iod_op_read_size(io, &f, &rep->read)) != 0)
 		return err;
@@ -181,7 +182,8 @@ static int
 iod_op_write(struct iod_conn *c, const struct iod_io *io)
 {
 	struct iod_file *f = NULL;
-	int err;
+	struct im_copy *m;
+	int err, resync;
 
 	if ((err = iod_op_cap(io->cap, PVFS_R_WRITE)) != 0)
 		return iod_op_write_drain(c, io->stream_len, err);
@@ -200,7 +202,15 @@ iod_op_write(struct iod_conn *c, const struct iod_io *io)
 	    (f = iod_store_get(io->cap->ino, io->cap->gen, io->copy, 1,
 	    &err)) == NULL)
 		return iod_op_write_drain(c, io->stream_len, err);
+	m = iod_mirror_write_start(io->cap, io->rel, io->copy, &resync, &err);
+	if (err != 0) {
+		if (f != NULL)
+			iod_store_put(f);
+		return iod_op_write_drain(c, io->stream_len, err);
+	}
 	iod_xfer_start(&c->xfer, f, io, io->stream_len);
+	c->xfer.mirror = m;
+	c->xfer.resync = resync;
 	iod_conn_stream_recv(c);
 	return IOD_OP_STREAM;
 }
@@ -252,6 +262,9 @@ iod_op_truncate(struct iod_conn *c, union iod_req *req,
 
 	if ((err = iod_op_cap(&r->cap, PVFS_R_WRITE)) != 0 ||
 	    (err = iod_op_dist(&r->cap, r->rel, r->copy)) != 0)
+		return err;
+	if ((r->cap.rights & PVFS_R_RESYNC) &&
+	    (err = iod_mirror_resync_ok(&r->cap, r->rel, r->copy)) != 0)
 		return err;
 	local = pvfs_stripe_local_size(r->length, d->pcount, d->ssize, r->rel);
 	if (local > INT64_MAX)
@@ -326,7 +339,8 @@ iod_size_of(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
 	int err;
 
 	if ((err = iod_op_cap(cap, 0)) != 0 ||
-	    (err = iod_op_dist(cap, rel, copy)) != 0)
+	    (err = iod_op_dist(cap, rel, copy)) != 0 ||
+	    (err = iod_mirror_read_ok(cap, rel, copy)) != 0)
 		return err;
 	if ((err = -iod_store_stat(cap->ino, cap->gen, copy, &st)) == ENOENT)
 		return 0;
@@ -433,6 +447,7 @@ static const iod_op_fn iod_op_table[PVFS_IOD_OP_END - PVFS_IOD_PING] = {
 	[PVFS_IOD_HELLO - PVFS_IOD_PING] = iod_label_hello,
 	[PVFS_IOD_SIZE_LIST - PVFS_IOD_PING] = iod_op_size_list,
 	[PVFS_IOD_COUNTERS - PVFS_IOD_PING] = iod_op_counters,
+	[PVFS_IOD_STALE - PVFS_IOD_PING] = iod_mirror_stale,
 };
 
 int
@@ -441,7 +456,7 @@ iod_op_body_alloc(struct iod_conn *c)
 	free(c->lbody);
 	c->lbody = NULL;
 	if (c->hdr.op != PVFS_IOD_READ_LIST && c->hdr.op != PVFS_IOD_WRITE_LIST &&
-	    c->hdr.op != PVFS_IOD_SIZE_LIST)
+	    c->hdr.op != PVFS_IOD_SIZE_LIST && c->hdr.op != PVFS_IOD_STALE)
 		return -1;
 	if (c->hdr.body_len > IOD_LIST_BODY_MAX)
 		return -1;

@@ -143,6 +143,8 @@ struct iod_xfer {
 	struct pvfs_pattern *segs; /* a LIST request's segments (owned) */
 	int err;                 /* first write error; the reply's status */
 	int discard;             /* WRITE refused: drain without writing */
+	struct im_copy *mirror;  /* WRITE to a stale copy (iod-mirror.c) */
+	int resync;              /* ... by a resync */
 };
 
 /* A connection: the layer's part (dconn.h) first. */
@@ -195,6 +197,7 @@ union iod_req {
 	struct pvfs_iod_purge_req purge;
 	struct pvfs_iod_hello_req hello;
 	struct pvfs_iod_size_list_req size_list;
+	struct pvfs_iod_stale_req stale;
 	uint8_t pad[256];
 };
 
@@ -261,5 +264,26 @@ int iod_admin_list(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep);
 int iod_admin_purge(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep);
+
+/* iod-mirror.c: stale copies of mirrored files and the mirror lease. */
+struct im_copy;
+int iod_mirror_stale(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
+/* HELLO verified: grant the lease if due; mgr_now_ns is the mgr's clock
+ * as known before this HELLO. */
+void iod_mirror_hello(const struct pvfs_iod_hello_req *r, int64_t mgr_now_ns,
+    struct pvfs_iod_hello_rep *h);
+/* 0, or ENODATA: no lease, or the copy is stale. */
+int iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy);
+/* A write's stale copy (NULL: none), whether a resync's; *err ESTALE
+ * refuses a resync write. */
+struct im_copy *iod_mirror_write_start(const struct pvfs_cap *cap,
+    uint32_t rel, uint32_t copy, int *resync, int *err);
+int iod_mirror_pwrite(struct im_copy *m, int resync, int fd,
+    const uint8_t *buf, uint64_t len, uint64_t off);
+/* A resync's truncate (size setting): 0 or ESTALE as a write. */
+int iod_mirror_resync_ok(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy);
 
 #endif /* PVFS_IOD_H */

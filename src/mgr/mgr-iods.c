@@ -1,7 +1,7 @@
 /*
  * mgr-iods.c - the mgr's own connections to the iods of its table.
  *
- * At start and every PVFS_HELLO_INTERVAL seconds (default 10) the mgr
+ * At start and every PVFS_HELLO_INTERVAL seconds (default 3) the mgr
  * sends each iod an IOD_HELLO: the fsid and index it expects, and its
  * clock, under the shared key.  The reply carries the iod's label, its
  * clock and whether it verified the mac; the reply's own mac tells the
@@ -31,7 +31,10 @@
 
 #include "mgr.h"
 
-#define IODS_INTERVAL 10.0     /* seconds between HELLOs to a healthy iod */
+/* Seconds between HELLOs to a healthy iod: a HELLO renews the mirror
+ * lease (three intervals), and a dirty report waits at most one lease,
+ * well within a client's timeout (30 s by default). */
+#define IODS_INTERVAL 3.0
 #define IODS_TIMEOUT 5.0       /* for connect + HELLO + reply */
 #define IODS_BACKOFF_MIN 0.5
 #define IODS_SKEW_WARN_MS 5000 /* log a clock skew above this */

@@ -43,16 +43,13 @@ mm_hash(uint64_t ino, uint32_t rel, uint32_t copy)
 uint32_t
 mgr_mirror_iod(const struct pvfs_dist *d, uint32_t rel, uint32_t copy)
 {
-	uint64_t n = mgr.niods ? mgr.niods : 1;
-
-	return (uint32_t)(((uint64_t)d->base + rel + (uint64_t)copy *
-	    d->mshift) % n);
+	return pvfs_stripe_copy_abs(d, rel, copy, mgr.niods ? mgr.niods : 1);
 }
 
 uint32_t
 mgr_mirror_copies(const struct pvfs_dist *d)
 {
-	return d->copies > 1 ? d->copies : 1;
+	return pvfs_dist_copies(d);
 }
 
 static struct mm_copy *

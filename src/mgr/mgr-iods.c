@@ -14,8 +14,9 @@
  *
  * Mirrored files (mgr-resync.c): each HELLO grants the iod a mirror lease
  * of three intervals, valid only if the iod holds the stale set version
- * it names; an iod that does not gets its whole set (IOD_STALE frames)
- * before the HELLO on the same connection.  A change of a set asks for a
+ * it names; an iod that answers with another version gets its whole set
+ * (IOD_STALE frames, checked in the mgr's clock that the first HELLO
+ * gave it) and a second HELLO on the same connection.  A change of a set asks for a
  * HELLO at once (mgr_iods_kick).
  */
 #include <sys/socket.h>
@@ -64,7 +65,7 @@ struct mgr_iod {
 	struct pvfs_iodstat_wire st; /* what MGR_IODSTATUS reports */
 	ev_tstamp heard_at;       /* loop time of the last answer, 0: never */
 	int skew_warned;
-	uint64_t acked;           /* the stale set version it said it holds */
+	int set_sent;             /* this exchange sends the stale set */
 	uint32_t nstale;          /* IOD_STALE replies still to come */
 	int kick;                 /* HELLO again as soon as this one ends */
 };
@@ -120,6 +121,7 @@ iods_close(struct mgr_iod *d)
 	pvfs_buf_reset(&d->out);
 	d->in_len = 0;
 	d->step = MGR_IOD_IDLE;
+	d->set_sent = 0;
 }
 
 static void
@@ -191,7 +193,11 @@ iods_connect(struct mgr_iod *d)
 	}
 	if (connect(d->fd, (struct sockaddr *)&d->sa, d->salen) != 0 &&
 	    errno != EINPROGRESS) {
-		iods_fail_errno(d, "connect", errno);
+		int err = errno;
+
+		if (err == ECONNREFUSED)
+			mgr_resync_iod_refused(d->index);
+		iods_fail_errno(d, "connect", err);
 		return;
 	}
 	d->step = MGR_IOD_CONNECTING;
@@ -218,7 +224,7 @@ iods_hello_build(struct mgr_iod *d)
 	pvfs_hello_req_mac(r, mgr.key, mgr.keylen, r->mac);
 	pvfs_buf_reset(&d->out);
 	d->nstale = 0;
-	if (d->acked != r->stale_version)
+	if (d->set_sent)
 		d->nstale = mgr_resync_encode_set(d->index, &d->out,
 		    (uint32_t)r->nonce + 1);
 	pvfs_frame_encode(&d->out, PVFS_IOD_HELLO, (uint32_t)r->nonce, 0, 0, r);
@@ -235,10 +241,8 @@ iods_connected(struct mgr_iod *d)
 	if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
 		err = errno;
 	if (err != 0) {
-		if (err == ECONNREFUSED) { /* no process: none with a lease */
-			d->acked = 0;
+		if (err == ECONNREFUSED) /* no process: none with a lease */
 			mgr_resync_iod_refused(d->index);
-		}
 		iods_fail_errno(d, "connect", err);
 		return;
 	}
@@ -359,14 +363,22 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 	d->heard_at = ev_now(iods_loop);
 	iods_clock(d, &rep);
 	iods_judge(d, &rep);
+	if (d->st.state == PVFS_IODST_OK && !d->set_sent &&
+	    rep.stale_version != mgr_resync_version(d->index)) {
+		/* it has the mgr's clock now: its set, then the lease */
+		d->set_sent = 1;
+		d->in_len = 0;
+		iods_hello_build(d);
+		iods_watch(d, EV_WRITE);
+		iods_schedule(d, IODS_TIMEOUT);
+		return;
+	}
 	iods_close(d);
 	d->backoff = IODS_BACKOFF_MIN;
 	iods_schedule(d, d->kick ? 0. : iods_interval);
 	d->kick = 0;
-	if (d->st.state == PVFS_IODST_OK) {
-		d->acked = rep.stale_version;
+	if (d->st.state == PVFS_IODST_OK)
 		mgr_resync_iod_acked(d->index, rep.stale_version);
-	}
 }
 
 /* Read the header, then the body; a whole reply ends the exchange. */

@@ -293,13 +293,24 @@ iod_mirror_pwrite(struct im_copy *m, int resync, int fd, const uint8_t *buf,
 	return 0;
 }
 
-/* A copy written by a resync may also be cut to size (IOD_TRUNCATE under
- * PVFS_R_RESYNC): refused as a write would be. */
+/* A copy written by a resync is also given its size (IOD_TRUNCATE under
+ * PVFS_R_RESYNC): refused as a write would be, and never below the end
+ * of what clients wrote to it meanwhile (*local raised). */
 int
-iod_mirror_resync_ok(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
+iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, uint64_t *local)
 {
+	struct im_copy *m;
+	uint64_t end;
 	int resync, err;
 
-	iod_mirror_write_start(cap, rel, copy, &resync, &err);
-	return err;
+	m = iod_mirror_write_start(cap, rel, copy, &resync, &err);
+	if (err != 0)
+		return err;
+	if (m->nw > 0) {
+		end = m->w[m->nw - 1].offset + m->w[m->nw - 1].length;
+		if (end > *local)
+			*local = end;
+	}
+	return 0;
 }

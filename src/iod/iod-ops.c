@@ -263,10 +263,10 @@ iod_op_truncate(struct iod_conn *c, union iod_req *req,
 	if ((err = iod_op_cap(&r->cap, PVFS_R_WRITE)) != 0 ||
 	    (err = iod_op_dist(&r->cap, r->rel, r->copy)) != 0)
 		return err;
-	if ((r->cap.rights & PVFS_R_RESYNC) &&
-	    (err = iod_mirror_resync_ok(&r->cap, r->rel, r->copy)) != 0)
-		return err;
 	local = pvfs_stripe_local_size(r->length, d->pcount, d->ssize, r->rel);
+	if ((r->cap.rights & PVFS_R_RESYNC) && (err = iod_mirror_resync_size(
+	    &r->cap, r->rel, r->copy, &local)) != 0)
+		return err;
 	if (local > INT64_MAX)
 		return EFBIG;
 	/* Only a non-empty stripe needs a file: a missing one is empty. */

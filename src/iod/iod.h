@@ -282,8 +282,9 @@ struct im_copy *iod_mirror_write_start(const struct pvfs_cap *cap,
     uint32_t rel, uint32_t copy, int *resync, int *err);
 int iod_mirror_pwrite(struct im_copy *m, int resync, int fd,
     const uint8_t *buf, uint64_t len, uint64_t off);
-/* A resync's truncate (size setting): 0 or ESTALE as a write. */
-int iod_mirror_resync_ok(const struct pvfs_cap *cap, uint32_t rel,
-    uint32_t copy);
+/* A resync's truncate (size setting): 0 or ESTALE as a write; *local
+ * raised to the end of what clients wrote meanwhile. */
+int iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, uint64_t *local);
 
 #endif /* PVFS_IOD_H */

@@ -14,11 +14,24 @@
  * without a lease), or the last lease it may hold ran out.  Versions
  * start at a random number each run, so an iod never mistakes an older
  * mgr's set for the current one.
+ *
+ * The mgr moves no data: when a job is ready (a stale copy whose iod is
+ * back and holds its set, a fresh copy on an iod that answers) and no
+ * worker runs, it starts pvfs-resync (--resync-cmd, else the one beside
+ * pvfs-mgr) on a pvfstab of its own (METADIR/resync.pvfstab: its Unix
+ * socket, where the kernel vouches for the mgr's uid, an admin), and
+ * watches it with a child watcher; the worker exits when no job is
+ * ready, and is started again when one is.
  */
 #include <sys/random.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,6 +75,14 @@ static ev_timer rs_timer;
 static struct pvfs_extent rs_exts[PVFS_RESYNC_EXT_MAX];
 static struct pvfs_stale_wire rs_wire[PVFS_RESYNC_LIST_MAX];
 static uint64_t rs_reports, rs_jobs_done, rs_bytes_done;
+
+#define RS_SPAWN_S 1.0          /* how often a worker is considered */
+#define RS_RESPAWN_FAIL_MS 5000 /* after a worker that failed */
+static ev_timer rs_spawn_timer;
+static ev_child rs_child;
+static pid_t rs_pid;
+static int64_t rs_next_spawn_ms;
+static char rs_cmd[PATH_MAX], rs_tab[PATH_MAX];
 
 static void
 rs_init_iods(void)
@@ -711,13 +732,132 @@ rs_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	rs_check_waits();
 }
 
-void
-mgr_resync_start(struct ev_loop *loop, const char *cmd)
+/* ---- the worker ---- */
+
+static void
+rs_child_cb(struct ev_loop *loop, ev_child *w, int revents)
 {
-	(void)cmd;
+	int st = w->rstatus;
+
+	(void)revents;
+	ev_child_stop(loop, w);
+	rs_pid = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		rs_next_spawn_ms = pvfs_mono_ms();
+		return;
+	}
+	pvfs_log_warn("resync worker %d %s %d; started again in %d s", w->rpid,
+	    WIFEXITED(st) ? "exited with" : "killed by signal",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+	    RS_RESPAWN_FAIL_MS / 1000);
+	rs_next_spawn_ms = pvfs_mono_ms() + RS_RESPAWN_FAIL_MS;
+}
+
+static void
+rs_spawn(void)
+{
+	pid_t pid;
+
+	if ((pid = fork()) == -1) {
+		pvfs_log_error("resync worker: fork: %s", strerror(errno));
+		rs_next_spawn_ms = pvfs_mono_ms() + RS_RESPAWN_FAIL_MS;
+		return;
+	}
+	if (pid == 0) {
+		setenv("PVFSTAB_FILE", rs_tab, 1);
+		execl(rs_cmd, rs_cmd, "/resync", (char *)NULL);
+		fprintf(stderr, "pvfs-mgr: %s: %s\n", rs_cmd, strerror(errno));
+		_exit(127);
+	}
+	rs_pid = pid;
+	ev_child_set(&rs_child, pid, 0);
+	ev_child_start(rs_loop, &rs_child);
+	pvfs_log_info("resync worker %d started (%s)", (int)pid, rs_cmd);
+}
+
+static void
+rs_spawn_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct rs_pick p = { NULL, -1 };
+
+	(void)loop;
+	(void)w;
+	(void)revents;
+	if (rs_pid != 0 || rs_cmd[0] == '\0' ||
+	    pvfs_mono_ms() < rs_next_spawn_ms)
+		return;
+	rs_init_iods();
+	if (mgr_mirror_walk(rs_pick_one, &p) != 0)
+		rs_spawn();
+}
+
+/* The worker's pvfstab: this mgr, by its Unix socket if it has one. */
+static int
+rs_write_tab(const char *sock)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+
+	if (snprintf(rs_tab, sizeof(rs_tab), "%s/resync.pvfstab",
+	    mgr.metadir) >= (int)sizeof(rs_tab))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", rs_tab);
+	if ((f = fopen(tmp, "w")) == NULL)
+		return -1;
+	fprintf(f, "# written by pvfs-mgr for its resync worker\n"
+	    "127.0.0.1:%s /resync pvfs port=%s%s%s 0 0\n", mgr.metadir,
+	    mgr.bound_port != NULL ? mgr.bound_port : "3000",
+	    sock != NULL ? ",sock=" : "", sock != NULL ? sock : "");
+	if (fclose(f) != 0 || rename(tmp, rs_tab) != 0)
+		return -1;
+	return 0;
+}
+
+/* cmd: --resync-cmd; NULL: pvfs-resync beside this program; "" none. */
+static void
+rs_find_cmd(const char *cmd)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (cmd != NULL) {
+		snprintf(rs_cmd, sizeof(rs_cmd), "%s", cmd);
+		return;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return;
+	*slash = '\0';
+	if (snprintf(rs_cmd, sizeof(rs_cmd), "%s/pvfs-resync", self) >=
+	    (int)sizeof(rs_cmd) || access(rs_cmd, X_OK) != 0) {
+		pvfs_log_warn("%s: %s: stale copies will wait for pvfs-resync "
+		    "run by hand (or give --resync-cmd)", rs_cmd, strerror(errno));
+		rs_cmd[0] = '\0';
+	}
+}
+
+void
+mgr_resync_start(struct ev_loop *loop, const char *cmd, const char *sock)
+{
 	rs_loop = loop;
 	rs_init_iods();
 	ev_init(&rs_timer, rs_timer_cb);
+	ev_child_init(&rs_child, rs_child_cb, 0, 0);
+	rs_find_cmd(cmd);
+	if (rs_cmd[0] != '\0' && rs_write_tab(sock) != 0) {
+		pvfs_log_error("%s/resync.pvfstab: %s: no automatic resync",
+		    mgr.metadir, strerror(errno));
+		rs_cmd[0] = '\0';
+	}
+	if (rs_cmd[0] != '\0' && sock == NULL)
+		pvfs_log_warn("no Unix socket (-u): the resync worker reaches the "
+		    "mgr by TCP, where only --anonymous trust lets it act as "
+		    "an admin");
+	ev_timer_init(&rs_spawn_timer, rs_spawn_cb, RS_SPAWN_S, RS_SPAWN_S);
+	ev_timer_start(loop, &rs_spawn_timer);
 }
 
 void
@@ -725,8 +865,14 @@ mgr_resync_stop(void)
 {
 	struct rs_wait *w;
 
-	if (rs_loop != NULL)
+	if (rs_loop != NULL) {
 		ev_timer_stop(rs_loop, &rs_timer);
+		ev_timer_stop(rs_loop, &rs_spawn_timer);
+		ev_child_stop(rs_loop, &rs_child);
+	}
+	if (rs_pid != 0)
+		kill(rs_pid, SIGTERM); /* it starts over with the next mgr */
+	rs_pid = 0;
 	while ((w = TAILQ_FIRST(&rs_waits)) != NULL)
 		rs_wait_free(w);
 	free(rs_iods);

@@ -426,7 +426,10 @@ void mgr_resync_iod_refused(uint32_t index);
 uint64_t mgr_resync_version(uint32_t index);
 uint32_t mgr_resync_encode_set(uint32_t index, struct pvfs_buf *out,
     uint32_t reqid);
-void mgr_resync_start(struct ev_loop *loop, const char *cmd);
+/* cmd: the worker (NULL: pvfs-resync beside pvfs-mgr; "": none); sock:
+ * the mgr's Unix socket, NULL if none. */
+void mgr_resync_start(struct ev_loop *loop, const char *cmd,
+    const char *sock);
 void mgr_resync_stop(void);
 /* mgr-iods.c: the lease a HELLO grants (ms), HELLO now (a stale mark is
  * waiting), and the monotonic ms when iod index last got one. */

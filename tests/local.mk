@@ -42,7 +42,7 @@ INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \
 	tests/integration/test_idle tests/integration/test_enospc \
 	tests/integration/test_vanish tests/integration/test_load \
 	tests/integration/test_fair tests/integration/test_auth \
-	tests/integration/test_unlinked \
+	tests/integration/test_unlinked tests/integration/test_resync \
 	tests/stress/kill-restart tests/stress/soak
 # test_fsck asks for the ADMIN capability through the library's internals.
 tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)

@@ -339,6 +339,41 @@ test_kill_resync(void **state)
 	print_message("reads refused while stale: %d\n", refused);
 }
 
+/* An iod that answers nothing (stopped: a partition) fences itself: the
+ * report waits for its lease to run out, not for it, and once it runs
+ * again it serves the missed copy only after the resync. */
+static void
+test_partition(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct rng r;
+	double t0;
+	int rc;
+
+	(void)state;
+	rng_init(&r, "test_partition");
+	create_mirrored("/p", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	wait_lease(&f.cap, 0, 1);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGSTOP), 0);
+	rng_fill(&r, buf, sizeof(buf));
+	t0 = mono_now();
+	assert_int_equal(write_all_but(&f, 1), 0);
+	assert_true(mono_now() - t0 < 5);
+	print_message("dirty report answered after %.2f s\n", mono_now() - t0);
+	usleep(500000);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGCONT), 0);
+	t0 = mono_now();
+	while ((rc = read_copy(&f.cap, 0, 1)) == ENODATA &&
+	    mono_now() - t0 < 30)
+		usleep(10000);
+	assert_int_equal(rc, 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+}
+
 /* The mgr killed with copies stale (and restarted with the iod back):
  * the marks were durable, the worker of the new mgr makes them fresh. */
 static void
@@ -454,6 +489,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kill_resync),
+		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),
 		cmocka_unit_test(test_rebuild),

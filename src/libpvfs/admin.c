@@ -20,8 +20,9 @@
 
 /* What one iod holds of a file (IOD_SIZE of its part). */
 struct admin_part {
-	uint32_t iod, rel;
+	uint32_t iod, rel, copy;
 	struct pvfs_iod_size_rep size;
+	int err;
 };
 
 /* Exactly len bytes; a peer that closes first is EIO (pvfs_conn_recv_all says
@@ -128,23 +129,30 @@ admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 {
 	const struct pvfs_dist *d = &r->cap.dist;
 	struct pvfs_iod_size_req req;
-	uint32_t rel;
+	uint32_t i, copies = pvfs_dist_copies(d);
+	struct admin_part *p;
 
 	if (pvfs_client_fs_info(fs) != 0)
 		return -1;
-	if (!S_ISREG(r->attr.mode) || d->pcount == 0 || d->pcount > fs->niods) {
+	if (!S_ISREG(r->attr.mode) || d->pcount == 0 || d->pcount > fs->niods ||
+	    copies > PVFS_COPIES_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-	for (rel = 0; rel < d->pcount; rel++) {
+	/* A mirrored file's copy on an iod that is down is shown as such. */
+	for (i = 0; i < d->pcount * copies; i++) {
+		p = &parts[i];
 		memset(&req, 0, sizeof(req));
 		req.cap = r->cap;
-		req.rel = rel;
-		parts[rel].rel = rel;
-		parts[rel].iod = pvfs_stripe_abs(d, rel, fs->niods);
-		if (admin_rpc(fs, &fs->iods[parts[rel].iod], PVFS_IOD_SIZE, &req,
-		    &parts[rel].size, NULL) != 0)
+		req.rel = p->rel = i % d->pcount;
+		req.copy = p->copy = i / d->pcount;
+		p->iod = pvfs_stripe_copy_abs(d, p->rel, p->copy, fs->niods);
+		if (admin_rpc(fs, &fs->iods[p->iod], PVFS_IOD_SIZE, &req,
+		    &p->size, NULL) == 0)
+			continue;
+		if (copies == 1)
 			return -1;
+		p->err = errno;
 	}
 	return 0;
 }
@@ -607,6 +615,9 @@ pvfs_admin_attr(const char *path, struct pvfs_attr_info *attr)
 	attr->base = rep.attr.dist.base;
 	attr->pcount = rep.attr.dist.pcount;
 	attr->ssize = rep.attr.dist.ssize;
+	attr->copies = S_ISREG(rep.attr.mode) ?
+	    pvfs_dist_copies(&rep.attr.dist) : rep.attr.dist.copies;
+	attr->mshift = rep.attr.dist.mshift;
 	return 0;
 }
 
@@ -620,7 +631,7 @@ pvfs_admin_parts(const char *path, struct pvfs_part_info *parts, uint32_t max)
 
 	if (admin_stat(path, &fs, &rep) != 0)
 		return -1;
-	if ((n = rep.cap.dist.pcount) > max) {
+	if ((n = rep.cap.dist.pcount * pvfs_dist_copies(&rep.cap.dist)) > max) {
 		errno = ERANGE;
 		return -1;
 	}
@@ -633,6 +644,8 @@ pvfs_admin_parts(const char *path, struct pvfs_part_info *parts, uint32_t max)
 	for (i = 0; i < n; i++) {
 		parts[i].rel = ap[i].rel;
 		parts[i].iod = ap[i].iod;
+		parts[i].copy = ap[i].copy;
+		parts[i].err = ap[i].err;
 		parts[i].local_size = ap[i].size.local_size;
 		parts[i].blocks = ap[i].size.blocks;
 	}

@@ -89,7 +89,7 @@ mgr_layout_set_default(const struct pvfs_cred *cr, const struct mgr_inode *in,
 	struct pvfs_dist d;
 
 	if (in->dir == NULL)
-		return EINVAL;
+		return ENOTDIR;
 	if (!mgr_perm_owner(cr, in))
 		return EPERM;
 	if (copies > PVFS_COPIES_MAX || copies > mgr.niods)

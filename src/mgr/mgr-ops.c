@@ -289,8 +289,10 @@ mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
 		return EACCES;
 	mgr_ns_rec_new(&r, MGR_REC_CREATE, p, now);
 	r.ino = mgr_ns_next_ino();
-	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0 ||
-	    (rc = mgr_layout_choose(q->dist.copies, p->dir, &mirror)) != 0)
+	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0)
+		return rc;
+	mirror = r.dist; /* the placement depends on base and pcount */
+	if ((rc = mgr_layout_choose(q->dist.copies, p->dir, &mirror)) != 0)
 		return rc;
 	r.gen = mgr_ns_new_gen();
 	r.mode = q->mode & 07777;

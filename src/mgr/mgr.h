@@ -144,8 +144,8 @@ int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
 
 /* ---- mgr-layout.c: mirrored files' copies and shift ---- */
 struct mgr_inode;
-/* copies and mshift of a new file in directory dir, asked (0: dir's
- * default, else 1).  0 or EINVAL. */
+/* copies and mshift of a new file of distribution d (base, pcount) in
+ * directory dir, asked (0: dir's default, else 1).  0 or EINVAL. */
 int mgr_layout_choose(uint32_t asked, const struct mgr_inode *dir,
     struct pvfs_dist *d);
 /* The MIRROR record of ino (after its CREATE, or a directory's default). */

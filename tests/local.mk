@@ -49,6 +49,8 @@ INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \
 tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 # test_mirror reads a file's copies and mshift with pvfs_admin_attr.
 tests_integration_test_mirror_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
+# test_resync asks a mirrored file's identity (pvfs_admin_attr).
+tests_integration_test_resync_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 # test_dirs reads directories with pvfs_readdir_stat (pvfs-client.h).
 tests_integration_test_dirs_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 

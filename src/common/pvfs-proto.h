@@ -419,10 +419,10 @@ struct pvfs_mgr_iodstatus_rep {
 /* DIRTY: copies of a mirrored file missed bytes of a write that other
  * copies took (their iod was unreachable).  cap: the file's WRITE
  * capability.  Each entry names a copy and a range of its stripe file
- * (local offsets; length 0: its size may differ, after a truncate).  The
- * mgr journals them and replies only once every copy named is fenced
- * (doc/design.md, "Mirrored files"): a client's write returns after that
- * reply, or fails with EIO. */
+ * (local offsets; length 0: its size may differ, after a truncate, and
+ * the whole copy is then stale).  The mgr journals them and replies only
+ * once every copy named is fenced (doc/design.md, "Mirrored files"): a
+ * client's write returns after that reply, or fails with EIO. */
 #define PVFS_DIRTY_MAX 256
 struct pvfs_dirty_wire {
 	uint32_t rel, copy;

@@ -3,8 +3,9 @@
  * (doc/design.md, "Mirrored files").
  *
  * A stale copy is one (file, rel, copy) with the local byte ranges it
- * misses (sorted, disjoint, never adjacent), or "whole" (a rebuilt iod:
- * every byte), and a flag when its size may differ.  Its dirty generation
+ * misses (sorted, disjoint, never adjacent), or "whole" (a rebuilt iod,
+ * or a truncate it missed: every byte), and a flag when its size may
+ * differ.  Its dirty generation
  * counts the DIRTY records applied to it: a resync job reports the one it
  * started from, and only an unchanged one makes the copy clean.  Nothing
  * here touches the disk: DIRTY, CLEAN and REBUILD records come through
@@ -209,7 +210,9 @@ mm_apply_dirty(const struct mgr_rec *r)
 	if (mgr_mirror_copies(&in->dist) < 2)
 		return EINVAL;
 	m = mm_get(r->ino, r->gen, r->rel, r->copy);
-	if (r->mflags & MGR_MIRROR_WHOLE) {
+	/* A truncate missed: bytes past the new end may be anywhere in the
+	 * copy's old extent, so every byte is copied again. */
+	if ((r->mflags & MGR_MIRROR_WHOLE) || r->length == 0) {
 		m->st.whole = 1;
 		m->st.next = 0; /* every byte: the ranges say nothing more */
 	} else if (r->length > 0 && !m->st.whole)

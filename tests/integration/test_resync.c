@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -30,6 +31,7 @@
 #include "common.h"
 #include "pvfs-proto.h"
 #include "pvfs.h"
+#include "libpvfs/pvfs-client.h"
 #include "cluster.h"
 
 #define NIODS 2
@@ -223,25 +225,31 @@ wait_clean(int limit_s)
 	return -1;
 }
 
-/* Both copies of every rel hold the same bytes on disk. */
+/* Both copies of every rel hold the same bytes on disk (a missing
+ * stripe file is an empty one). */
 static void
-assert_copies_identical(const struct pvfs_mgr_attrcap_rep *f)
+assert_stripes_identical(uint64_t ino, uint64_t gen, const struct pvfs_dist *d)
 {
 	char a[PATH_MAX + 8], b[PATH_MAX + 8];
-	const struct pvfs_dist *d = &f->cap.dist;
 	char cmd[3 * PATH_MAX];
 	uint32_t rel;
 
 	for (rel = 0; rel < d->pcount; rel++) {
-		cluster_stripe_name(&c, (int)copy_iod(d, rel, 0), f->attr.ino,
-		    f->cap.gen, a);
-		cluster_stripe_name(&c, (int)copy_iod(d, rel, 1), f->attr.ino,
-		    f->cap.gen, b);
+		cluster_stripe_name(&c, (int)copy_iod(d, rel, 0), ino, gen, a);
+		cluster_stripe_name(&c, (int)copy_iod(d, rel, 1), ino, gen, b);
 		strcat(b, ".c1");
-		snprintf(cmd, sizeof(cmd), "cmp '%s' '%s'", a, b);
+		snprintf(cmd, sizeof(cmd), "cmp \"$(test -e '%s' && echo '%s' || "
+		    "echo /dev/null)\" \"$(test -e '%s' && echo '%s' || echo "
+		    "/dev/null)\"", a, a, b, b);
 		if (system(cmd) != 0)
 			fail_msg("rel %u: copies differ: %s %s", rel, a, b);
 	}
+}
+
+static void
+assert_copies_identical(const struct pvfs_mgr_attrcap_rep *f)
+{
+	assert_stripes_identical(f->attr.ino, f->cap.gen, &f->cap.dist);
 }
 
 /* Wait for the mgr's HELLO to give both iods their lease: a read of a
@@ -484,11 +492,86 @@ test_rebuild(void **state)
 	assert_copies_identical(&f);
 }
 
+/* ---- through the client library ---- */
+
+static void *
+kill_later(void *arg)
+{
+	usleep((useconds_t)(uintptr_t)arg);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	return NULL;
+}
+
+/* Random writes and truncates of a mirrored file by the library while
+ * iod 1 is SIGKILLed among them: every one succeeds, every acknowledged
+ * byte reads back (from the surviving copies), and after the iod returns
+ * the resync makes both copies the same on disk and the file reads the
+ * same through the returned iod. */
+static void
+test_client_kill(void **state)
+{
+	struct pvfs_filestat m = { -1, NIODS, 4096, 0, 0 };
+	struct pvfs_attr_info a;
+	struct pvfs_dist d;
+	char path[PATH_MAX];
+	struct shadow s;
+	struct rng r;
+	pthread_t t;
+	uint8_t *w = malloc(1 << 20);
+	uint64_t off;
+	size_t len;
+	int fd, i;
+
+	(void)state;
+	assert_non_null(w);
+	rng_init(&r, "test_client_kill");
+	shadow_init(&s);
+	cluster_path(&c, "ck", path);
+	fd = pvfs_open_mirror(path, O_CREAT | O_RDWR, 0644, &m, 2);
+	assert_true(fd >= 0);
+	assert_int_equal(pthread_create(&t, NULL, kill_later,
+	    (void *)(uintptr_t)rng_range(&r, 20000, 300000)), 0);
+	for (i = 0; i < 80; i++) {
+		off = rng_range(&r, 0, 3 << 20);
+		len = (size_t)rng_range(&r, 1, 1 << 20);
+		if (rng_range(&r, 0, 20) == 0) {
+			assert_int_equal(pvfs_ftruncate(fd, (off_t)off), 0);
+			shadow_truncate(&s, off);
+			continue;
+		}
+		rng_fill(&r, w, len);
+		assert_int_equal(pvfs_pwrite(fd, w, len, (off_t)off), (ssize_t)len);
+		shadow_write(&s, off, w, len);
+		if (i == 40)
+			pthread_join(t, NULL); /* the rest with iod 1 down */
+	}
+	shadow_assert_fd(&s, fd, "with iod 1 down");
+	assert_int_equal(pvfs_admin_attr(path, &a), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(60), 0);
+	memset(&d, 0, sizeof(d));
+	d.base = a.base;
+	d.pcount = a.pcount;
+	d.ssize = a.ssize;
+	d.copies = (uint16_t)a.copies;
+	d.mshift = (uint16_t)a.mshift;
+	assert_int_equal(a.copies, 2);
+	assert_stripes_identical(a.ino, a.gen, &d);
+	/* Now from the other side: iod 0 down, every read from iod 1. */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	shadow_assert_fd(&s, fd, "from the resynced copies");
+	assert_int_equal(pvfs_close(fd), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	shadow_free(&s);
+	free(w);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kill_resync),
+		cmocka_unit_test(test_client_kill),
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),

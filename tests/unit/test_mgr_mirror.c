@@ -218,7 +218,8 @@ never_called(const struct mgr_stale *st, void *arg)
 	return 1;
 }
 
-/* A length-0 report marks the size only; a removed file's entries go. */
+/* A length-0 report (a truncate) makes the copy stale as a whole; a
+ * removed file's entries go. */
 static void
 test_size_and_gone(void **state)
 {
@@ -230,6 +231,7 @@ test_size_and_gone(void **state)
 	assert_int_equal(dirty(in, 3, 0, 0, 0), 0);
 	st = mgr_mirror_find(in->ino, in->gen, 3, 0);
 	assert_int_equal(st->size, 1);
+	assert_int_equal(st->whole, 1); /* a missed truncate: every byte */
 	assert_int_equal(st->next, 0);
 	assert_int_equal(mt_unlink("/f"), 0);
 	assert_int_equal(mgr_mirror_count(), 1);

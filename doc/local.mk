@@ -8,5 +8,5 @@ man1_MANS += doc/man/pvfs-ls.1 doc/man/pvfs-cp.1 doc/man/pvfs-rm.1 \
 man3_MANS += doc/man/pvfs.3
 man5_MANS += doc/man/pvfstab.5 doc/man/iodtab.5
 man7_MANS += doc/man/libpvfs-preload.7
-man8_MANS += doc/man/pvfs-mgr.8 doc/man/pvfs-iod.8 doc/man/pvfs-fsck.8 \
+man8_MANS += doc/man/pvfs-mgr.8 doc/man/pvfs-iod.8 doc/man/pvfs-fsck.8 doc/man/pvfs-resync.8 \
 	doc/man/pvfs-genconfig.8

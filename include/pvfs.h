@@ -111,6 +111,25 @@ int pvfs_closedir(PVFS_DIR *dir);
  * too short) on failure. */
 int pvfs_getiod(int fd, int rel, char *addr, size_t len);
 
+/* ---- mirrored files (doc/api.md, "Mirrored files") ---- */
+
+/* pvfs_open, with meta as PVFS_O_META's (NULL: the defaults), and copies
+ * for a file O_CREAT makes: every stripe then lives on copies distinct
+ * I/O daemons (on distinct hosts where the iod table tells), so the file
+ * stays readable and writable with one of them down.  copies 0 takes the
+ * parent directory's default (pvfs_setcopies), else 1 (unmirrored); at
+ * most the number of I/O daemons and 8 (EINVAL).  An existing file keeps
+ * its own copies. */
+int pvfs_open_mirror(const char *path, int flags, mode_t mode,
+    const struct pvfs_filestat *meta, int copies);
+/* A regular file's copies (1: unmirrored), or a directory's default for
+ * new files (0: none); -1 with errno. */
+int pvfs_getcopies(const char *path);
+/* A directory's default copies for files created in it from now on (0
+ * removes it), which its new subdirectories inherit: its owner or root
+ * may (EPERM); ENOTDIR for anything else; -1 with errno. */
+int pvfs_setcopies(const char *path, int copies);
+
 /* ---- partitions and noncontiguous I/O (doc/noncontig.md) ---- */
 
 /* A PVFS 1 partition, set with pvfs_ioctl(fd, PVFS_SETPART, &part): the

@@ -22,13 +22,15 @@ UNIT_TESTS = tests/unit/test_stripe tests/unit/test_proto \
 	tests/unit/test_config tests/unit/test_peer_limit \
 	tests/unit/test_mgr_record tests/unit/test_mgr_ns \
 	tests/unit/test_mgr_journal tests/unit/test_iod_store \
-	tests/unit/test_mgr_gen
+	tests/unit/test_mgr_gen \
+	tests/unit/test_mgr_mirror
 # ... of a daemon's internals: linked with its convenience library.
 MGR_TEST_LIBS = $(HARNESS) libpvfs-mgr.la libpvfs-daemon.la libpvfs.la $(TEST_LIBS)
 tests_unit_test_mgr_record_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_mgr_ns_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_mgr_journal_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_mgr_gen_LDADD = $(MGR_TEST_LIBS)
+tests_unit_test_mgr_mirror_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_iod_store_LDADD = $(HARNESS) libpvfs-iod.la libpvfs-daemon.la libpvfs.la $(TEST_LIBS)
 
 # Integration tests: a cluster of real daemons per test.
@@ -42,10 +44,15 @@ INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \
 	tests/integration/test_idle tests/integration/test_enospc \
 	tests/integration/test_vanish tests/integration/test_load \
 	tests/integration/test_fair tests/integration/test_auth \
-	tests/integration/test_unlinked \
+	tests/integration/test_unlinked tests/integration/test_mirror \
+	tests/integration/test_resync \
 	tests/stress/kill-restart tests/stress/soak
 # test_fsck asks for the ADMIN capability through the library's internals.
 tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
+# test_mirror reads a file's copies and mshift with pvfs_admin_attr.
+tests_integration_test_mirror_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
+# test_resync asks a mirrored file's identity (pvfs_admin_attr).
+tests_integration_test_resync_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 # test_dirs reads directories with pvfs_readdir_stat (pvfs-client.h).
 tests_integration_test_dirs_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 

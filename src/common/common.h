@@ -164,6 +164,16 @@ uint64_t pvfs_stripe_logical_end(uint64_t local_size, uint32_t pcount,
 uint32_t pvfs_stripe_rel(uint64_t off, uint32_t pcount, uint32_t ssize);
 /* Absolute iod index of relative position rel. */
 uint32_t pvfs_stripe_abs(const struct pvfs_dist *d, uint32_t rel, uint32_t niods);
+/* Mirrored files: the iod of copy k of rel, (base + rel + k * mshift) mod
+ * niods (copy 0 is pvfs_stripe_abs); a distribution's copies, 0 read as 1. */
+uint32_t pvfs_stripe_copy_abs(const struct pvfs_dist *d, uint32_t rel,
+    uint32_t copy, uint32_t niods);
+uint32_t pvfs_dist_copies(const struct pvfs_dist *d);
+/* Whether copies of every rel of (base, pcount, copies, mshift) sit on
+ * distinct iods of niods; with host != NULL (host[i] names iod i's host),
+ * on distinct hosts too. */
+int pvfs_stripe_copies_apart(const struct pvfs_dist *d, uint32_t niods,
+    const char *const *host);
 
 /* sha256.c: SHA-256 and HMAC-SHA256. */
 struct pvfs_sha256 {

@@ -22,7 +22,9 @@ pvfs_hello_req_mac(const struct pvfs_iod_hello_req *r, const uint8_t *key,
 	pvfs_be64_put(msg + n + 12, (uint64_t)r->mgr_ns);
 	pvfs_be64_put(msg + n + 20, (uint64_t)r->rtt_ns);
 	pvfs_be64_put(msg + n + 28, r->nonce);
-	pvfs_hmac_sha256(key, keylen, msg, n + 36, mac);
+	pvfs_be32_put(msg + n + 36, r->lease_ms);
+	pvfs_be64_put(msg + n + 40, r->stale_version);
+	pvfs_hmac_sha256(key, keylen, msg, n + 48, mac);
 }
 
 void
@@ -41,5 +43,6 @@ pvfs_hello_rep_mac(const struct pvfs_iod_hello_rep *r, uint64_t nonce,
 	memcpy(msg + n + 20, r->uuid, ulen); /* zero-padded to 32 */
 	pvfs_be64_put(msg + n + 52, (uint64_t)r->iod_ns);
 	pvfs_be32_put(msg + n + 60, r->flags);
-	pvfs_hmac_sha256(key, keylen, msg, n + 64, mac);
+	pvfs_be64_put(msg + n + 64, r->stale_version);
+	pvfs_hmac_sha256(key, keylen, msg, n + 72, mac);
 }

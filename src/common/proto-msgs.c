@@ -17,6 +17,8 @@ static const struct pvfs_field dist_f[] = {
 	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, base),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, pcount),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_dist, ssize),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, copies),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, mshift),
 	PVFS_FEND
 };
 
@@ -121,6 +123,7 @@ static const struct pvfs_field mgr_setattr_req_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, atime_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_setattr_req, mtime_ns),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, flags),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_setattr_req, copies),
 	PVFS_FSTR(struct pvfs_mgr_setattr_req, path),
 	PVFS_FEND
 };
@@ -262,6 +265,7 @@ static const struct pvfs_field mgr_auth_rep_f[] = {
 static const struct pvfs_field iod_read_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_read_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_req, copy),
 	PVFS_FSUB(struct pvfs_iod_read_req, pat, pattern_f),
 	PVFS_FEND
 };
@@ -275,6 +279,7 @@ static const struct pvfs_field iod_read_rep_f[] = {
 static const struct pvfs_field iod_write_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_write_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_req, copy),
 	PVFS_FSUB(struct pvfs_iod_write_req, pat, pattern_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_write_req, stream_len),
 	PVFS_FEND
@@ -288,6 +293,7 @@ static const struct pvfs_field iod_write_rep_f[] = {
 static const struct pvfs_field iod_read_list_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_read_list_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_list_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_read_list_req, copy),
 	PVFS_FARR(struct pvfs_iod_read_list_req, seg, nseg, PVFS_LIST_MAX,
 	    struct pvfs_pattern, pattern_f),
 	PVFS_FEND
@@ -296,6 +302,7 @@ static const struct pvfs_field iod_read_list_req_f[] = {
 static const struct pvfs_field iod_write_list_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_write_list_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_list_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_write_list_req, copy),
 	PVFS_FARR(struct pvfs_iod_write_list_req, seg, nseg, PVFS_LIST_MAX,
 	    struct pvfs_pattern, pattern_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_write_list_req, stream_len),
@@ -305,6 +312,7 @@ static const struct pvfs_field iod_write_list_req_f[] = {
 static const struct pvfs_field iod_truncate_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_truncate_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_truncate_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_truncate_req, copy),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_truncate_req, length),
 	PVFS_FEND
 };
@@ -323,6 +331,7 @@ static const struct pvfs_field iod_fsync_req_f[] = {
 static const struct pvfs_field iod_size_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_size_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_req, copy),
 	PVFS_FEND
 };
 
@@ -360,6 +369,7 @@ static const struct pvfs_field counters_rep_f[] = {
 static const struct pvfs_field size_ent_f[] = {
 	PVFS_FSUB(struct pvfs_iod_size_ent, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_ent, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_size_ent, copy),
 	PVFS_FEND
 };
 
@@ -412,6 +422,7 @@ static const struct pvfs_field iod_list_req_f[] = {
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, sub),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_list_req, after),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_list_req, after_gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, after_copy),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_list_req, max),
 	PVFS_FEND
 };
@@ -419,6 +430,7 @@ static const struct pvfs_field iod_list_req_f[] = {
 static const struct pvfs_field stripe_ent_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, ino),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stripe_ent, copy),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_stripe_ent, size),
 	PVFS_FEND
 };
@@ -434,6 +446,7 @@ static const struct pvfs_field iod_purge_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_purge_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_purge_req, ino),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_purge_req, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_purge_req, copy),
 	PVFS_FEND
 };
 
@@ -465,6 +478,8 @@ static const struct pvfs_field iod_hello_req_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, mgr_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, rtt_ns),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, nonce),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_hello_req, lease_ms),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_req, stale_version),
 	PVFS_FLD(PVFS_F_MAC, struct pvfs_iod_hello_req, mac),
 	PVFS_FEND
 };
@@ -475,6 +490,7 @@ static const struct pvfs_field iod_hello_rep_f[] = {
 	PVFS_FSTR(struct pvfs_iod_hello_rep, uuid),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_rep, iod_ns),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_hello_rep, flags),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_hello_rep, stale_version),
 	PVFS_FLD(PVFS_F_MAC, struct pvfs_iod_hello_rep, mac),
 	PVFS_FEND
 };
@@ -491,6 +507,95 @@ static const struct pvfs_field mgr_modified_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_modified_req, cred),
 	PVFS_FSUB(struct pvfs_mgr_modified_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_modified_req, flags),
+	PVFS_FEND
+};
+
+/* ---- mirrored files ---- */
+static const struct pvfs_field dirty_ent_f[] = {
+	PVFS_FLD(PVFS_F_U32, struct pvfs_dirty_wire, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_dirty_wire, copy),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_dirty_wire, offset),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_dirty_wire, length),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_dirty_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_dirty_req, cred),
+	PVFS_FSUB(struct pvfs_mgr_dirty_req, cap, cap_f),
+	PVFS_FARR(struct pvfs_mgr_dirty_req, ents, n, PVFS_DIRTY_MAX,
+	    struct pvfs_dirty_wire, dirty_ent_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_resync_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_resync_req, cred),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_req, what),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_req, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_req, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_req, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_req, copy),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_req, dgen),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_req, bytes),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_req, index),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_req, after),
+	PVFS_FEND
+};
+
+static const struct pvfs_field extent_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_extent, offset),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_extent, length),
+	PVFS_FEND
+};
+
+static const struct pvfs_field stale_wire_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stale_wire, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stale_wire, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stale_wire, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stale_wire, copy),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stale_wire, iod),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stale_wire, bytes),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stale_wire, flags),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_resync_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_rep, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_rep, copy),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_rep, from),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, dgen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_rep, flags),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_resync_rep, wait_ms),
+	PVFS_FSUB(struct pvfs_mgr_resync_rep, cap, cap_f),
+	PVFS_FARR(struct pvfs_mgr_resync_rep, exts, next, PVFS_RESYNC_EXT_MAX,
+	    struct pvfs_extent, extent_f),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, degraded),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, stale),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, bytes_left),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, jobs),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, bytes_done),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_resync_rep, dirty_reports),
+	PVFS_FLD(PVFS_F_U8, struct pvfs_mgr_resync_rep, eof),
+	PVFS_FARR(struct pvfs_mgr_resync_rep, list, n, PVFS_RESYNC_LIST_MAX,
+	    struct pvfs_stale_wire, stale_wire_f),
+	PVFS_FEND
+};
+
+static const struct pvfs_field stale_ent_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stale_ent, ino),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_stale_ent, gen),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stale_ent, rel),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_stale_ent, copy),
+	PVFS_FEND
+};
+
+static const struct pvfs_field iod_stale_req_f[] = {
+	PVFS_FSUB(struct pvfs_iod_stale_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_stale_req, version),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_stale_req, flags),
+	PVFS_FARR(struct pvfs_iod_stale_req, ents, n, PVFS_STALE_MAX,
+	    struct pvfs_stale_ent, stale_ent_f),
 	PVFS_FEND
 };
 
@@ -523,6 +628,8 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_READLINK, mgr_path_req_f, struct pvfs_mgr_path_req, mgr_readlink_rep_f, struct pvfs_mgr_readlink_rep),
 	MSG(PVFS_MGR_LINK, mgr_rename_req_f, struct pvfs_mgr_rename_req, mgr_attrcap_rep_f, struct pvfs_mgr_attrcap_rep),
 	MSG(PVFS_MGR_LEASE, mgr_lease_req_f, struct pvfs_mgr_lease_req, none_f, struct pvfs_none),
+	MSG(PVFS_MGR_DIRTY, mgr_dirty_req_f, struct pvfs_mgr_dirty_req, none_f, struct pvfs_none),
+	MSG(PVFS_MGR_RESYNC, mgr_resync_req_f, struct pvfs_mgr_resync_req, mgr_resync_rep_f, struct pvfs_mgr_resync_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {
@@ -541,6 +648,7 @@ static const struct pvfs_msgdesc iod_msgs[] = {
 	MSG(PVFS_IOD_HELLO, iod_hello_req_f, struct pvfs_iod_hello_req, iod_hello_rep_f, struct pvfs_iod_hello_rep),
 	MSG(PVFS_IOD_SIZE_LIST, iod_size_list_req_f, struct pvfs_iod_size_list_req, iod_size_list_rep_f, struct pvfs_iod_size_list_rep),
 	MSG(PVFS_IOD_COUNTERS, none_f, struct pvfs_none, counters_rep_f, struct pvfs_counters_rep),
+	MSG(PVFS_IOD_STALE, iod_stale_req_f, struct pvfs_iod_stale_req, none_f, struct pvfs_none),
 };
 
 

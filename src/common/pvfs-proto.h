@@ -19,7 +19,7 @@
 #include "pvfs-types.h"
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 8
+#define PVFS_PROTO_VERSION 9
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -88,6 +88,8 @@ enum pvfs_op {
 	PVFS_MGR_READLINK, /* a symbolic link's text */
 	PVFS_MGR_LINK,     /* a hard link: from (existing) to (new); rename_req */
 	PVFS_MGR_LEASE,    /* take or drop an open file's lease (open-unlinked files) */
+	PVFS_MGR_DIRTY,    /* a writer's report: copies of a mirrored file missed a write */
+	PVFS_MGR_RESYNC,   /* pvfs-resync: jobs, rebuild, degraded files (admins) */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -105,6 +107,7 @@ enum pvfs_op {
 	PVFS_IOD_HELLO,    /* mgr -> iod: label check and the mgr's clock */
 	PVFS_IOD_SIZE_LIST, /* IOD_SIZE of many files at once (readdir-plus) */
 	PVFS_IOD_COUNTERS, /* the daemon's counters (pvfs-counters) */
+	PVFS_IOD_STALE,    /* mgr -> iod: which of its copies are stale (MIRROR) */
 	PVFS_IOD_OP_END,
 };
 
@@ -134,6 +137,11 @@ enum pvfs_op {
  * MGR_INOLIST mints (for admins); outside PVFS_R_ALL so that GETATTR can
  * never grant it. */
 #define PVFS_R_ADMIN 0x10u
+/* The mgr's IOD_STALE (inode 0), and a resync's IOD_WRITE flagged
+ * PVFS_WF_RESYNC: minted only by the mgr for itself and for pvfs-resync
+ * (MGR_RESYNC, admins), never by GETATTR. */
+#define PVFS_R_MIRROR 0x20u
+#define PVFS_R_RESYNC 0x40u
 
 /* SETATTR mask bits. */
 #define PVFS_SA_MODE 0x1u
@@ -146,7 +154,10 @@ enum pvfs_op {
 /* A chown (even to -1, -1): ctime, and set-id bits cleared as Linux's
  * chown clears them. */
 #define PVFS_SA_CHOWN 0x80u
-#define PVFS_SA_ALL 0xffu
+/* A directory's default copies for new files (copies; 0 = none): owner
+ * or root, directories only (version 9). */
+#define PVFS_SA_COPIES 0x100u
+#define PVFS_SA_ALL 0x1ffu
 
 struct pvfs_attr {
 	uint64_t ino;
@@ -234,6 +245,7 @@ struct pvfs_mgr_setattr_req {
 	uint32_t mask, mode, uid, gid;
 	int64_t atime_ns, mtime_ns;
 	uint32_t flags; /* PVFS_PF_*, by path */
+	uint32_t copies; /* PVFS_SA_COPIES */
 	char path[PVFS_PATH_MAX + 1];
 };
 struct pvfs_mgr_truncate_req {
@@ -404,10 +416,92 @@ struct pvfs_mgr_iodstatus_rep {
 	struct pvfs_iodstat_wire *iods; /* freed by pvfs_msg_free */
 };
 
+/* DIRTY: copies of a mirrored file missed bytes of a write that other
+ * copies took (their iod was unreachable).  cap: the file's WRITE
+ * capability.  Each entry names a copy and a range of its stripe file
+ * (local offsets; length 0: its size may differ, after a truncate, and
+ * the whole copy is then stale).  The mgr journals them and replies only
+ * once every copy named is fenced (doc/design.md, "Mirrored files"): a
+ * client's write returns after that reply, or fails with EIO. */
+#define PVFS_DIRTY_MAX 256
+struct pvfs_dirty_wire {
+	uint32_t rel, copy;
+	uint64_t offset, length;
+};
+struct pvfs_mgr_dirty_req {
+	struct pvfs_cred cred;
+	struct pvfs_cap cap;
+	uint32_t n;
+	struct pvfs_dirty_wire *ents; /* freed by pvfs_msg_free */
+};
+/* RESYNC (uid 0 or the mgr's uid): what = NEXT asks for a job: a stale
+ * copy (ino, gen, rel, copy) and a fresh copy of the same rel to read
+ * from, the ranges (whole: every byte; size: its size may differ),
+ * and a capability with READ, WRITE, SIZE and RESYNC; ino 0: no job now
+ * (wait_ms: ask again after).  DONE reports a job finished (bytes
+ * copied) from the dirty generation it was given; FAILED one that could
+ * not be (the copy stays stale).  REBUILD marks every copy on iod index
+ * stale and lists in stale[] (copy ~0u) the unmirrored files that had
+ * a stripe there (lost).  LIST: the stale copies after inode after.
+ * STATUS: the counts only. */
+enum pvfs_resync_what {
+	PVFS_RESYNC_NEXT = 1,
+	PVFS_RESYNC_DONE,
+	PVFS_RESYNC_FAILED,
+	PVFS_RESYNC_REBUILD,
+	PVFS_RESYNC_LIST,
+	PVFS_RESYNC_STATUS,
+};
+#define PVFS_RESYNC_EXT_MAX 256  /* ranges of one job */
+#define PVFS_RESYNC_LIST_MAX 1024 /* stale copies in one LIST reply */
+#define PVFS_RESYNC_WHOLE 0x1u
+#define PVFS_RESYNC_SIZE 0x2u
+struct pvfs_mgr_resync_req {
+	struct pvfs_cred cred;
+	uint32_t what;   /* PVFS_RESYNC_* */
+	uint64_t ino, gen;
+	uint32_t rel, copy;
+	uint64_t dgen;   /* DONE, FAILED: the job's */
+	uint64_t bytes;  /* DONE: copied */
+	uint32_t index;  /* REBUILD: the iod */
+	uint64_t after;  /* LIST: resume after this inode */
+};
+struct pvfs_extent {
+	uint64_t offset, length;
+};
+struct pvfs_stale_wire {
+	uint64_t ino, gen;
+	uint32_t rel, copy, iod;
+	uint64_t bytes;  /* left to copy (0 with whole: unknown) */
+	uint32_t flags;  /* PVFS_RESYNC_WHOLE, _SIZE */
+};
+struct pvfs_mgr_resync_rep {
+	/* NEXT: the job */
+	uint64_t ino, gen;
+	uint32_t rel, copy, from; /* from: the fresh copy */
+	uint64_t dgen;
+	uint32_t flags;           /* PVFS_RESYNC_WHOLE, _SIZE */
+	uint32_t wait_ms;
+	struct pvfs_cap cap;
+	uint32_t next;
+	struct pvfs_extent *exts; /* freed by pvfs_msg_free */
+	/* every answer: the state */
+	uint64_t degraded;        /* files with a stale copy */
+	uint64_t stale;           /* stale copies */
+	uint64_t bytes_left;      /* their known ranges */
+	uint64_t jobs, bytes_done, dirty_reports; /* since the mgr started */
+	uint8_t eof;              /* LIST: nothing after the last entry */
+	uint32_t n;
+	struct pvfs_stale_wire *list; /* LIST, REBUILD; freed by pvfs_msg_free */
+};
+
 /* ---- iod requests and replies ---- */
 struct pvfs_iod_read_req {
 	struct pvfs_cap cap;
 	uint32_t rel; /* this iod's position in the file: (index - base) mod niods */
+	/* Which copy of rel (below cap.dist.copies; version 9): copy k > 0
+	 * is the stripe file INO.GEN.cK (doc/design.md, "Mirrored files"). */
+	uint32_t copy;
 	struct pvfs_pattern pat;
 };
 /* The stream holds, in logical order, the first stream_len bytes of this
@@ -420,6 +514,7 @@ struct pvfs_iod_read_rep {
 struct pvfs_iod_write_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	struct pvfs_pattern pat;
 	uint64_t stream_len; /* must equal this iod's share of pat */
 };
@@ -437,12 +532,14 @@ struct pvfs_iod_write_rep {
 struct pvfs_iod_read_list_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	uint32_t nseg;
 	struct pvfs_pattern *seg; /* nseg entries; freed by pvfs_msg_free */
 };
 struct pvfs_iod_write_list_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	uint32_t nseg;
 	struct pvfs_pattern *seg;
 	uint64_t stream_len; /* must equal this iod's share of the segments */
@@ -450,6 +547,7 @@ struct pvfs_iod_write_list_req {
 struct pvfs_iod_truncate_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 	uint64_t length; /* logical length */
 };
 struct pvfs_iod_cap_req { /* REMOVE */
@@ -462,6 +560,7 @@ struct pvfs_iod_fsync_req {
 struct pvfs_iod_size_req {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 };
 struct pvfs_iod_size_rep {
 	uint64_t local_size, logical_end;
@@ -496,6 +595,7 @@ struct pvfs_counters_rep {
 struct pvfs_iod_size_ent {
 	struct pvfs_cap cap;
 	uint32_t rel;
+	uint32_t copy;
 };
 struct pvfs_iod_size_list_req {
 	uint32_t n;
@@ -525,18 +625,21 @@ struct pvfs_iod_statfs_rep {
 };
 #define PVFS_IOD_USAGE_TTL 1
 /* LIST: stripe files of subdirectory sub (an inode's low byte) that come
- * after (after, after_gen), ascending by (ino, gen), at most max (<=
- * PVFS_STRIPELIST_MAX); names that are not a stripe file of that
- * subdirectory ("INO" for gen 0, "INO.<gen as 16 lowercase hex digits>"
- * otherwise) are skipped.  Start from (0, 0); resume from the last entry. */
+ * after (after, after_gen, after_copy), ascending by (ino, gen, copy), at
+ * most max (<= PVFS_STRIPELIST_MAX); names that are not a stripe file of
+ * that subdirectory ("INO" for gen 0, "INO.<gen as 16 lowercase hex
+ * digits>" otherwise, then ".cK" for copy K > 0) are skipped.  Start from
+ * (0, 0, 0); resume from the last entry. */
 struct pvfs_iod_list_req {
 	struct pvfs_cap cap; /* PVFS_R_ADMIN */
 	uint32_t sub;
 	uint64_t after, after_gen;
+	uint32_t after_copy;
 	uint32_t max;
 };
 struct pvfs_stripe_ent {
 	uint64_t ino, gen;
+	uint32_t copy; /* 0: INO.GEN, k: INO.GEN.cK */
 	uint64_t size; /* bytes of the stripe file */
 };
 struct pvfs_iod_list_rep {
@@ -547,6 +650,7 @@ struct pvfs_iod_list_rep {
 struct pvfs_iod_purge_req {
 	struct pvfs_cap cap; /* PVFS_R_ADMIN */
 	uint64_t ino, gen;   /* the stripe file to remove */
+	uint32_t copy;
 };
 struct pvfs_iod_ping_rep {
 	uint32_t version;
@@ -564,10 +668,16 @@ struct pvfs_iod_hello_req {
 	int64_t mgr_ns;  /* the mgr's CLOCK_REALTIME when sent */
 	int64_t rtt_ns;  /* round trip of the previous HELLO, 0 if none */
 	uint64_t nonce;  /* random; the reply's mac covers it */
+	/* Mirror lease (version 9): granted for lease_ms from receipt, and
+	 * never past mgr_ns + lease_ms on the mgr's clock as the iod knows it,
+	 * if the iod holds stale set version stale_version (IOD_STALE). */
+	uint32_t lease_ms;
+	uint64_t stale_version;
 	uint8_t mac[PVFS_MAC_LEN];
 };
 #define PVFS_HELLO_KEY_OK 0x1u   /* the request's mac verified */
 #define PVFS_HELLO_LABEL_OK 0x2u /* the label matches fsid and index */
+#define PVFS_HELLO_LEASE 0x4u    /* the mirror lease was granted */
 /* mac = HMAC-SHA256(key, "pvfs-hello-reply" + the request's nonce + the
  * fields before mac): the mgr learns whether the iod's key is its own. */
 struct pvfs_iod_hello_rep {
@@ -576,7 +686,34 @@ struct pvfs_iod_hello_rep {
 	char uuid[PVFS_UUID_HEX + 1];
 	int64_t iod_ns;  /* the iod's CLOCK_REALTIME when it replied */
 	uint32_t flags;  /* PVFS_HELLO_* */
+	uint64_t stale_version; /* of the stale set it holds (0: none) */
 	uint8_t mac[PVFS_MAC_LEN];
+};
+
+/* STALE: mgr -> iod, over the mgr's HELLO connection, cap a PVFS_R_MIRROR
+ * capability for inode 0.  With PVFS_STALE_SET the entries of this and
+ * the following messages up to one with PVFS_STALE_END are the iod's
+ * whole stale set (copies it kept that are not listed are fresh);
+ * otherwise each message marks its entries stale, or fresh with
+ * PVFS_STALE_CLEAR.  version: the mgr's version of the iod's set after
+ * this message; a HELLO grants the mirror lease only to an iod that holds
+ * the version it names.  An iod serves no read of a mirrored file's copy
+ * without the lease or that is stale (ENODATA), and keeps the ranges
+ * clients wrote to a stale copy, which a resync's writes leave alone. */
+#define PVFS_STALE_SET 0x1u
+#define PVFS_STALE_END 0x2u
+#define PVFS_STALE_CLEAR 0x4u
+#define PVFS_STALE_MAX 4096
+struct pvfs_stale_ent {
+	uint64_t ino, gen;
+	uint32_t rel, copy;
+};
+struct pvfs_iod_stale_req {
+	struct pvfs_cap cap;
+	uint64_t version;
+	uint32_t flags;
+	uint32_t n;
+	struct pvfs_stale_ent *ents; /* freed by pvfs_msg_free */
 };
 
 /* ---- codec (proto-codec.c, proto-msgs.c) ---- */

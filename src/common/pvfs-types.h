@@ -40,9 +40,16 @@ struct pvfs_cred {
 };
 
 /* A file's distribution; stripe s lives on iod (base + s % pcount) % niods. */
+/* copies: how many copies of each stripe (1: unmirrored; 0 in a create
+ * request: the parent directory's default; in a directory's attributes:
+ * its default for new files, 0 = none).  Copy k of relative position rel
+ * lives on iod (base + rel + k * mshift) mod niods (pvfs_stripe_copy_abs);
+ * copy 0 is the classic placement (doc/design.md, "Mirrored files"). */
 struct pvfs_dist {
 	uint32_t base, pcount, ssize;
+	uint16_t copies, mshift;
 };
+#define PVFS_COPIES_MAX 8
 
 /* A regular strided access pattern over logical file offsets: count blocks
  * of gsize bytes, block i starting at offset + i * stride.  Contiguous

@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 
+#include <string.h>
+
 #include "common.h"
 
 #define PVFS_OFF_LIMIT ((uint64_t)1 << 63)
@@ -48,6 +50,38 @@ uint32_t
 pvfs_stripe_abs(const struct pvfs_dist *d, uint32_t rel, uint32_t niods)
 {
 	return (uint32_t)(((uint64_t)d->base + rel) % niods);
+}
+
+uint32_t
+pvfs_stripe_copy_abs(const struct pvfs_dist *d, uint32_t rel, uint32_t copy,
+    uint32_t niods)
+{
+	return (uint32_t)(((uint64_t)d->base + rel + (uint64_t)copy * d->mshift) %
+	    niods);
+}
+
+uint32_t
+pvfs_dist_copies(const struct pvfs_dist *d)
+{
+	return d->copies > 1 ? d->copies : 1;
+}
+
+int
+pvfs_stripe_copies_apart(const struct pvfs_dist *d, uint32_t niods,
+    const char *const *host)
+{
+	uint32_t rel, j, k, a, b, n = pvfs_dist_copies(d);
+
+	for (rel = 0; rel < d->pcount; rel++)
+		for (j = 0; j < n; j++)
+			for (k = j + 1; k < n; k++) {
+				a = pvfs_stripe_copy_abs(d, rel, j, niods);
+				b = pvfs_stripe_copy_abs(d, rel, k, niods);
+				if (a == b || (host != NULL &&
+				    strcmp(host[a], host[b]) == 0))
+					return 0;
+			}
+	return 1;
 }
 
 /* Bytes of iod rel in [0, logical_size): whole rounds of pcount stripes,

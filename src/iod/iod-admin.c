@@ -46,8 +46,8 @@ iod_admin_list(struct iod_conn *c, union iod_req *req,
 		return EINVAL;
 	if (max == 0 || max > PVFS_STRIPELIST_MAX)
 		max = PVFS_STRIPELIST_MAX;
-	err = -iod_store_list(r->sub, r->after, r->after_gen, max, admin_ents,
-	    &rep->list.n, &eof);
+	err = -iod_store_list(r->sub, r->after, r->after_gen, r->after_copy,
+	    max, admin_ents, &rep->list.n, &eof);
 	rep->list.eof = (uint8_t)eof;
 	rep->list.ents = admin_ents;
 	return err;
@@ -61,10 +61,11 @@ iod_admin_purge(struct iod_conn *c, union iod_req *req,
 	int err;
 
 	if ((err = iod_admin_cap(&r->cap)) == 0)
-		err = r->ino == 0 ? EINVAL : -iod_store_remove(r->ino, r->gen);
+		err = r->ino == 0 || r->copy >= PVFS_COPIES_MAX ? EINVAL :
+		    -iod_store_remove(r->ino, r->gen, r->copy);
 	if (err == 0)
-		pvfs_log_info("%s: purged the stripe file of inode %llu gen %016llx",
-		    c->dc.name, (unsigned long long)r->ino,
-		    (unsigned long long)r->gen);
+		pvfs_log_info("%s: purged the stripe file of inode %llu gen %016llx"
+		    " copy %u", c->dc.name, (unsigned long long)r->ino,
+		    (unsigned long long)r->gen, (unsigned)r->copy);
 	return err;
 }

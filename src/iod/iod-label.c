@@ -257,12 +257,18 @@ iod_label_hello(struct iod_conn *c, union iod_req *req,
 	const struct pvfs_iod_hello_req *r = &req->hello;
 	struct pvfs_iod_hello_rep *h = &rep->hello;
 	uint8_t mac[PVFS_MAC_LEN];
+	int64_t mgr_now;
 
 	pvfs_hello_req_mac(r, iod.key, iod.keylen, mac);
 	if (pvfs_memcmp_ct(mac, r->mac, sizeof mac) == 0) {
 		h->flags |= PVFS_HELLO_KEY_OK;
+		/* the mgr's clock as known before this HELLO, for its lease */
+		mgr_now = iod.clock_synced ? iod_label_own_ns() +
+		    iod.clock_offset_ns : r->mgr_ns;
 		label_clock(r);
 		label_verdict(r, &h->flags);
+		if (!iod.refused)
+			iod_mirror_hello(r, mgr_now, h);
 	} else if (!iod.hello_key_warned) {
 		pvfs_log_error("%s: HELLO with a mac this iod's key does not verify: "
 		    "the mgr's key differs from %s", c->dc.name, iod.keyfile);

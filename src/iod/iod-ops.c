@@ -58,13 +58,16 @@ iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 	return iod_label_cap_check(cap);
 }
 
-/* The distribution is trusted but still guarded against division by 0. */
+/* The distribution is trusted but still guarded against division by 0;
+ * copy must be one the file has. */
 static int
-iod_op_dist(const struct pvfs_cap *cap, uint32_t rel)
+iod_op_dist(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 {
 	const struct pvfs_dist *d = &cap->dist;
 
 	if (d->pcount == 0 || d->pcount > PVFS_MAX_IODS || rel >= d->pcount)
+		return EINVAL;
+	if (d->copies > PVFS_COPIES_MAX || copy >= pvfs_dist_copies(d))
 		return EINVAL;
 	if (d->ssize == 0 || d->ssize > PVFS_SSIZE_MAX)
 		return EINVAL;
@@ -120,7 +123,8 @@ iod_op_read_size(const struct iod_io *io, struct iod_file **fp,
 	struct stat st;
 	int err = 0;
 
-	if ((*fp = iod_store_get(io->cap->ino, io->cap->gen, 0, &err)) == NULL)
+	if ((*fp = iod_store_get(io->cap->ino, io->cap->gen, io->copy, 0,
+	    &err)) == NULL)
 		return err == ENOENT ? 0 : err;
 	if (fstat((*fp)->fd, &st) != 0) {
 		err = errno;
@@ -145,7 +149,8 @@ iod_op_read(struct iod_conn *c, const struct iod_io *io,
 	int err;
 
 	if ((err = iod_op_cap(io->cap, PVFS_R_READ)) != 0 ||
-	    (err = iod_op_dist(io->cap, io->rel)) != 0 ||
+	    (err = iod_op_dist(io->cap, io->rel, io->copy)) != 0 ||
+	    (err = iod_mirror_read_ok(io->cap, io->rel, io->copy)) != 0 ||
 	    (err = iod_op_segs(io)) != 0 ||
 	    (err = iod_op_read_size(io, &f, &rep->read)) != 0)
 		return err;
@@ -177,12 +182,14 @@ static int
 iod_op_write(struct iod_conn *c, const struct iod_io *io)
 {
 	struct iod_file *f = NULL;
-	int err;
+	struct im_copy *m;
+	int err, resync;
 
 	if ((err = iod_op_cap(io->cap, PVFS_R_WRITE)) != 0)
 		return iod_op_write_drain(c, io->stream_len, err);
 	/* iod_op_segs bounds the work before iod_op_share does it. */
-	if (iod_op_dist(io->cap, io->rel) != 0 || iod_op_segs(io) != 0) {
+	if (iod_op_dist(io->cap, io->rel, io->copy) != 0 ||
+	    iod_op_segs(io) != 0) {
 		iod_conn_close_after(c, "write pattern refused");
 		return EINVAL;
 	}
@@ -192,9 +199,18 @@ iod_op_write(struct iod_conn *c, const struct iod_io *io)
 	}
 	/* An empty share creates no file: a missing stripe file is empty. */
 	if (io->stream_len > 0 &&
-	    (f = iod_store_get(io->cap->ino, io->cap->gen, 1, &err)) == NULL)
+	    (f = iod_store_get(io->cap->ino, io->cap->gen, io->copy, 1,
+	    &err)) == NULL)
 		return iod_op_write_drain(c, io->stream_len, err);
+	m = iod_mirror_write_start(io->cap, io->rel, io->copy, &resync, &err);
+	if (err != 0) {
+		if (f != NULL)
+			iod_store_put(f);
+		return iod_op_write_drain(c, io->stream_len, err);
+	}
 	iod_xfer_start(&c->xfer, f, io, io->stream_len);
+	c->xfer.mirror = m;
+	c->xfer.resync = resync;
 	iod_conn_stream_recv(c);
 	return IOD_OP_STREAM;
 }
@@ -211,18 +227,20 @@ iod_op_rw(struct iod_conn *c, union iod_req *req,
 	case PVFS_IOD_READ:
 	case PVFS_IOD_WRITE:
 		io = (struct iod_io){ &req->read.cap, req->read.rel,
-			&req->read.pat, 1, NULL, 0 };
+			req->read.copy, &req->read.pat, 1, NULL, 0 };
 		if (c->hdr.op == PVFS_IOD_WRITE)
 			io.stream_len = req->write.stream_len;
 		break;
 	case PVFS_IOD_READ_LIST:
 		io = (struct iod_io){ &req->read_list.cap, req->read_list.rel,
-			req->read_list.seg, req->read_list.nseg,
+			req->read_list.copy, req->read_list.seg,
+			req->read_list.nseg,
 			&req->read_list.seg, 0 };
 		break;
 	default:
 		io = (struct iod_io){ &req->write_list.cap,
-			req->write_list.rel, req->write_list.seg,
+			req->write_list.rel, req->write_list.copy,
+			req->write_list.seg,
 			req->write_list.nseg, &req->write_list.seg,
 			req->write_list.stream_len };
 		break;
@@ -243,13 +261,16 @@ iod_op_truncate(struct iod_conn *c, union iod_req *req,
 	int err;
 
 	if ((err = iod_op_cap(&r->cap, PVFS_R_WRITE)) != 0 ||
-	    (err = iod_op_dist(&r->cap, r->rel)) != 0)
+	    (err = iod_op_dist(&r->cap, r->rel, r->copy)) != 0)
 		return err;
 	local = pvfs_stripe_local_size(r->length, d->pcount, d->ssize, r->rel);
+	if ((r->cap.rights & PVFS_R_RESYNC) && (err = iod_mirror_resync_size(
+	    &r->cap, r->rel, r->copy, &local)) != 0)
+		return err;
 	if (local > INT64_MAX)
 		return EFBIG;
 	/* Only a non-empty stripe needs a file: a missing one is empty. */
-	f = iod_store_get(r->cap.ino, r->cap.gen, local > 0, &err);
+	f = iod_store_get(r->cap.ino, r->cap.gen, r->copy, local > 0, &err);
 	if (f == NULL)
 		return err == ENOENT ? 0 : err;
 	err = ftruncate(f->fd, (off_t)local) == 0 ? 0 : errno;
@@ -262,10 +283,18 @@ iod_op_remove(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_cap_req *r = &req->cap;
-	int err;
+	uint32_t k, n = pvfs_dist_copies(&r->cap.dist);
+	int err, rc;
 
-	if ((err = iod_op_cap(&r->cap, PVFS_R_REMOVE)) == 0)
-		err = -iod_store_remove(r->cap.ino, r->cap.gen);
+	/* Every copy this iod may hold: a missing one is no error. */
+	if ((err = iod_op_cap(&r->cap, PVFS_R_REMOVE)) != 0)
+		return err;
+	if (n > PVFS_COPIES_MAX)
+		return EINVAL;
+	for (k = 0; k < n; k++)
+		if ((rc = -iod_store_remove(r->cap.ino, r->cap.gen, k)) != 0 &&
+		    err == 0)
+			err = rc;
 	return err;
 }
 
@@ -274,32 +303,46 @@ iod_op_fsync(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
 	const struct pvfs_iod_fsync_req *r = &req->fsync;
+	uint32_t k, n = pvfs_dist_copies(&r->cap.dist);
 	struct iod_file *f;
-	int err, rc;
+	int err, rc, any = 0;
 
+	/* Every copy this iod holds of the file (mirrored files). */
 	if ((err = iod_op_cap(&r->cap, 0)) != 0)
 		return err;
-	if ((f = iod_store_get(r->cap.ino, r->cap.gen, 0, &err)) == NULL)
-		return err == ENOENT ? 0 : err;
-	rc = r->datasync ? fdatasync(f->fd) : fsync(f->fd);
-	err = rc == 0 ? -iod_store_sync_dir(r->cap.ino) : errno;
-	iod_store_put(f);
+	if (n > PVFS_COPIES_MAX)
+		return EINVAL;
+	for (k = 0; k < n && err == 0; k++) {
+		if ((f = iod_store_get(r->cap.ino, r->cap.gen, k, 0, &err)) ==
+		    NULL) {
+			err = err == ENOENT ? 0 : err;
+			continue;
+		}
+		rc = r->datasync ? fdatasync(f->fd) : fsync(f->fd);
+		err = rc == 0 ? 0 : errno;
+		any = 1;
+		iod_store_put(f);
+	}
+	if (err == 0 && any)
+		err = -iod_store_sync_dir(r->cap.ino);
 	return err;
 }
 
 /* What this iod holds of the file cap names, as part rel; a missing
  * stripe file holds nothing. */
 static int
-iod_size_of(const struct pvfs_cap *cap, uint32_t rel,
+iod_size_of(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
     struct pvfs_iod_size_rep *out)
 {
 	const struct pvfs_dist *d = &cap->dist;
 	struct stat st;
 	int err;
 
-	if ((err = iod_op_cap(cap, 0)) != 0 || (err = iod_op_dist(cap, rel)) != 0)
+	if ((err = iod_op_cap(cap, 0)) != 0 ||
+	    (err = iod_op_dist(cap, rel, copy)) != 0 ||
+	    (err = iod_mirror_read_ok(cap, rel, copy)) != 0)
 		return err;
-	if ((err = -iod_store_stat(cap->ino, cap->gen, &st)) == ENOENT)
+	if ((err = -iod_store_stat(cap->ino, cap->gen, copy, &st)) == ENOENT)
 		return 0;
 	if (err != 0)
 		return err;
@@ -317,7 +360,8 @@ static int
 iod_op_size(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep)
 {
-	return iod_size_of(&req->size.cap, req->size.rel, &rep->size);
+	return iod_size_of(&req->size.cap, req->size.rel, req->size.copy,
+	    &rep->size);
 }
 
 /* Each pair on its own: one refused capability fails its item only. */
@@ -332,7 +376,7 @@ iod_op_size_list(struct iod_conn *c, union iod_req *req,
 	memset(items, 0, r->n * sizeof(items[0]));
 	for (i = 0; i < r->n; i++)
 		items[i].status = (uint32_t)iod_size_of(&r->ents[i].cap,
-		    r->ents[i].rel, &items[i].size);
+		    r->ents[i].rel, r->ents[i].copy, &items[i].size);
 	rep->size_list.n = r->n;
 	rep->size_list.items = items;
 	return 0;
@@ -403,6 +447,7 @@ static const iod_op_fn iod_op_table[PVFS_IOD_OP_END - PVFS_IOD_PING] = {
 	[PVFS_IOD_HELLO - PVFS_IOD_PING] = iod_label_hello,
 	[PVFS_IOD_SIZE_LIST - PVFS_IOD_PING] = iod_op_size_list,
 	[PVFS_IOD_COUNTERS - PVFS_IOD_PING] = iod_op_counters,
+	[PVFS_IOD_STALE - PVFS_IOD_PING] = iod_mirror_stale,
 };
 
 int
@@ -411,7 +456,7 @@ iod_op_body_alloc(struct iod_conn *c)
 	free(c->lbody);
 	c->lbody = NULL;
 	if (c->hdr.op != PVFS_IOD_READ_LIST && c->hdr.op != PVFS_IOD_WRITE_LIST &&
-	    c->hdr.op != PVFS_IOD_SIZE_LIST)
+	    c->hdr.op != PVFS_IOD_SIZE_LIST && c->hdr.op != PVFS_IOD_STALE)
 		return -1;
 	if (c->hdr.body_len > IOD_LIST_BODY_MAX)
 		return -1;

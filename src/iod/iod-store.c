@@ -5,7 +5,9 @@
  * identities existed) keeps its old name DATADIR/XX/INO.  The name holds
  * both because an inode number alone may come back after the mgr's
  * metadata rolls back, and the new file must not see the old one's bytes.
- * Open descriptors are kept in a small LRU keyed by (ino, gen) so that a
+ * Copy K > 0 of a mirrored file adds ".cK" (INO.GEN.cK): one iod may hold
+ * two copies' pieces of one file (doc/design.md, "Mirrored files").
+ * Open descriptors are kept in a small LRU keyed by (ino, gen, copy) so that a
  * stream of requests on one file costs no open()/close() each; entries in
  * use by a stream are reference counted and never closed under it.
  */
@@ -37,15 +39,19 @@ iod_store_subdir(uint64_t ino, char *out, size_t len)
 }
 
 void
-iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len)
+iod_store_path(uint64_t ino, uint64_t gen, uint32_t copy, char *out,
+    size_t len)
 {
 	unsigned sub = (unsigned)(ino & 0xff);
 
-	if (gen == 0)
+	if (gen == 0 && copy == 0)
 		snprintf(out, len, "%02x/%" PRIu64, sub, ino);
-	else
+	else if (copy == 0)
 		snprintf(out, len, "%02x/%" PRIu64 ".%016" PRIx64, sub, ino,
 		    gen);
+	else
+		snprintf(out, len, "%02x/%" PRIu64 ".%016" PRIx64 ".c%" PRIu32,
+		    sub, ino, gen, copy);
 }
 
 /* Make DATADIR and its 256 subdirectories so that creates need no mkdir. */
@@ -141,12 +147,12 @@ iod_store_shutdown(void)
 }
 
 static struct iod_file *
-iod_store_find(uint64_t ino, uint64_t gen)
+iod_store_find(uint64_t ino, uint64_t gen, uint32_t copy)
 {
 	struct iod_file *f;
 
 	TAILQ_FOREACH(f, &iod_store_lru, lru) {
-		if (f->ino == ino && f->gen == gen && !f->dead)
+		if (f->ino == ino && f->gen == gen && f->copy == copy && !f->dead)
 			return f;
 	}
 	return NULL;
@@ -154,13 +160,13 @@ iod_store_find(uint64_t ino, uint64_t gen)
 
 /* Open a stripe file; a subdirectory someone removed is made again. */
 static int
-iod_store_open(uint64_t ino, uint64_t gen, int create)
+iod_store_open(uint64_t ino, uint64_t gen, uint32_t copy, int create)
 {
 	char path[IOD_STORE_PATH_MAX], sub[8];
 	int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
 	int fd;
 
-	iod_store_path(ino, gen, path, sizeof path);
+	iod_store_path(ino, gen, copy, path, sizeof path);
 	fd = iod_store_openat(path, flags, 0600);
 	if (fd == -1 && errno == ENOENT && create) {
 		iod_store_subdir(ino, sub, sizeof sub);
@@ -174,19 +180,19 @@ iod_store_open(uint64_t ino, uint64_t gen, int create)
 /* A referenced stripe file, or NULL with *err (ENOENT if missing and not
  * create).  Release it with iod_store_put. */
 struct iod_file *
-iod_store_get(uint64_t ino, uint64_t gen, int create,
+iod_store_get(uint64_t ino, uint64_t gen, uint32_t copy, int create,
     int *err)
 {
 	struct iod_file *f;
 	int fd;
 
-	if ((f = iod_store_find(ino, gen)) != NULL) {
+	if ((f = iod_store_find(ino, gen, copy)) != NULL) {
 		TAILQ_REMOVE(&iod_store_lru, f, lru);
 		TAILQ_INSERT_HEAD(&iod_store_lru, f, lru);
 		f->refs++;
 		return f;
 	}
-	if ((fd = iod_store_open(ino, gen, create)) == -1) {
+	if ((fd = iod_store_open(ino, gen, copy, create)) == -1) {
 		*err = errno;
 		return NULL;
 	}
@@ -197,6 +203,7 @@ iod_store_get(uint64_t ino, uint64_t gen, int create,
 	}
 	f->ino = ino;
 	f->gen = gen;
+	f->copy = copy;
 	f->fd = fd;
 	f->refs = 1;
 	TAILQ_INSERT_HEAD(&iod_store_lru, f, lru);
@@ -219,14 +226,14 @@ iod_store_put(struct iod_file *f)
 
 /* stat a stripe file: 0, or -errno (-ENOENT when missing). */
 int
-iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st)
+iod_store_stat(uint64_t ino, uint64_t gen, uint32_t copy, struct stat *st)
 {
 	struct iod_file *f;
 	char path[IOD_STORE_PATH_MAX];
 
-	if ((f = iod_store_find(ino, gen)) != NULL)
+	if ((f = iod_store_find(ino, gen, copy)) != NULL)
 		return fstat(f->fd, st) == 0 ? 0 : -errno;
-	iod_store_path(ino, gen, path, sizeof path);
+	iod_store_path(ino, gen, copy, path, sizeof path);
 	if (fstatat(iod_store_dirfd, path, st, 0) != 0)
 		return -errno;
 	return 0;
@@ -235,17 +242,17 @@ iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st)
 /* Unlink a stripe file; streams still using it finish on the unlinked
  * inode (data of a file removed while open is lost, as in PVFS 1). */
 int
-iod_store_remove(uint64_t ino, uint64_t gen)
+iod_store_remove(uint64_t ino, uint64_t gen, uint32_t copy)
 {
 	struct iod_file *f;
 	char path[IOD_STORE_PATH_MAX];
 
-	if ((f = iod_store_find(ino, gen)) != NULL) {
+	if ((f = iod_store_find(ino, gen, copy)) != NULL) {
 		f->dead = 1;
 		if (f->refs == 0)
 			iod_store_free(f);
 	}
-	iod_store_path(ino, gen, path, sizeof path);
+	iod_store_path(ino, gen, copy, path, sizeof path);
 	if (unlinkat(iod_store_dirfd, path, 0) != 0 && errno != ENOENT)
 		return -errno;
 	return 0;
@@ -321,6 +328,7 @@ iod_store_scan(struct iod_usage *u)
 	struct stat st;
 	char name[8];
 	uint64_t ino, gen;
+	uint32_t copy;
 	unsigned sub;
 	DIR *d;
 	int fd;
@@ -336,7 +344,7 @@ iod_store_scan(struct iod_usage *u)
 			continue;
 		}
 		while ((de = readdir(d)) != NULL) {
-			if (iod_store_name_parse(de->d_name, sub, &ino, &gen) != 0 ||
+			if (iod_store_name_parse(de->d_name, sub, &ino, &gen, &copy) != 0 ||
 			    fstatat(dirfd(d), de->d_name, &st,
 			    AT_SYMLINK_NOFOLLOW) != 0)
 				continue;
@@ -380,13 +388,16 @@ iod_store_ent_cmp(const void *a, const void *b)
 
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
-	return x->gen < y->gen ? -1 : x->gen > y->gen;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->copy < y->copy ? -1 : x->copy > y->copy;
 }
 
-/* The gen spelled by the 16 lowercase hex digits at s (nothing after
- * them), or 0 if s is not that. */
+/* The gen spelled by the 16 lowercase hex digits at s, then nothing or
+ * ".cK" (K a copy from 1 to PVFS_COPIES_MAX - 1, in *copy); 0 if s is not
+ * that. */
 static uint64_t
-iod_store_name_gen(const char *s)
+iod_store_name_gen(const char *s, uint32_t *copy)
 {
 	uint64_t gen = 0;
 	int i;
@@ -399,15 +410,23 @@ iod_store_name_gen(const char *s)
 		else
 			return 0;
 	}
-	return s[16] == '\0' ? gen : 0;
+	*copy = 0;
+	if (s[16] == '\0')
+		return gen;
+	if (s[16] != '.' || s[17] != 'c' || s[18] < '1' ||
+	    s[18] >= '0' + PVFS_COPIES_MAX || s[19] != '\0')
+		return 0;
+	*copy = (uint32_t)(s[18] - '0');
+	return gen;
 }
 
 /* Parse a name of subdirectory sub as a stripe file: the exact name
- * iod_store_path gives, "INO" (gen 0) or "INO.<gen>" with gen != 0.
- * 0 and ino, gen; -1 for anything else (ours or a stranger's). */
+ * iod_store_path gives, "INO" (gen 0), "INO.<gen>" with gen != 0, or
+ * "INO.<gen>.cK".  0 and ino, gen, copy; -1 for anything else (ours or a
+ * stranger's). */
 int
 iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
-    uint64_t *gen)
+    uint64_t *gen, uint32_t *copy)
 {
 	char digits[21];
 	const char *dot = strchr(name, '.');
@@ -424,22 +443,26 @@ iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
 	if (errno != 0 || (*ino & 0xff) != sub)
 		return -1;
 	*gen = 0;
-	if (dot != NULL && (*gen = iod_store_name_gen(dot + 1)) == 0)
+	*copy = 0;
+	if (dot != NULL && (*gen = iod_store_name_gen(dot + 1, copy)) == 0)
 		return -1;
 	return 0;
 }
 
-/* Whether (ino, gen) comes after (after, after_gen) in listing order. */
+/* Whether e comes after (after, after_gen, after_copy) in listing order. */
 static int
-iod_store_after(uint64_t ino, uint64_t gen, uint64_t after,
-    uint64_t after_gen)
+iod_store_after(const struct pvfs_stripe_ent *e, uint64_t after,
+    uint64_t after_gen, uint32_t after_copy)
 {
-	return ino > after || (ino == after && gen > after_gen);
+	struct pvfs_stripe_ent a = { .ino = after, .gen = after_gen,
+		.copy = after_copy };
+
+	return iod_store_ent_cmp(e, &a) > 0;
 }
 
 static int
 iod_store_push(struct pvfs_stripe_ent **v, size_t *n, size_t *cap,
-    uint64_t ino, uint64_t gen)
+    const struct pvfs_stripe_ent *e)
 {
 	struct pvfs_stripe_ent *nv;
 
@@ -449,22 +472,21 @@ iod_store_push(struct pvfs_stripe_ent **v, size_t *n, size_t *cap,
 			return -ENOMEM;
 		*v = nv;
 	}
-	(*v)[*n].ino = ino;
-	(*v)[(*n)++].gen = gen;
+	(*v)[(*n)++] = *e;
 	return 0;
 }
 
 /* Read subdirectory sub into a malloc'd array of its stripe files after
- * (after, after_gen) (sizes not filled in).  0, or -errno. */
+ * (after, after_gen, after_copy) (sizes not filled in).  0, or -errno. */
 static int
 iod_store_collect(unsigned sub, uint64_t after, uint64_t after_gen,
-    struct pvfs_stripe_ent **out, size_t *n)
+    uint32_t after_copy, struct pvfs_stripe_ent **out, size_t *n)
 {
 	struct pvfs_stripe_ent *v = NULL;
 	size_t cap = 0;
 	struct dirent *de;
 	char name[8];
-	uint64_t ino, gen;
+	struct pvfs_stripe_ent e;
 	DIR *d;
 	int fd, rc = 0;
 
@@ -479,9 +501,11 @@ iod_store_collect(unsigned sub, uint64_t after, uint64_t after_gen,
 		return -errno;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
-		if (iod_store_name_parse(de->d_name, sub, &ino, &gen) == 0 &&
-		    iod_store_after(ino, gen, after, after_gen))
-			rc = iod_store_push(&v, n, &cap, ino, gen);
+		memset(&e, 0, sizeof e);
+		if (iod_store_name_parse(de->d_name, sub, &e.ino, &e.gen,
+		    &e.copy) == 0 &&
+		    iod_store_after(&e, after, after_gen, after_copy))
+			rc = iod_store_push(&v, n, &cap, &e);
 	}
 	closedir(d);
 	if (rc != 0) {
@@ -494,13 +518,14 @@ iod_store_collect(unsigned sub, uint64_t after, uint64_t after_gen,
 }
 
 /* IOD_LIST: the first max stripe files of subdirectory sub after (after,
- * after_gen), ascending by (ino, gen), with their sizes.  A file removed
+ * after_gen, after_copy), ascending by (ino, gen, copy), with their sizes.  A file removed
  * meanwhile is left out and the next one takes its place, so only the
  * last page is short (the caller pages on from the last entry returned).
  * 0, or -errno. */
 int
 iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
-    uint32_t max, struct pvfs_stripe_ent *ents, uint32_t *n, int *eof)
+    uint32_t after_copy, uint32_t max, struct pvfs_stripe_ent *ents,
+    uint32_t *n, int *eof)
 {
 	struct pvfs_stripe_ent *all;
 	struct stat st;
@@ -508,12 +533,13 @@ iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
 	int rc;
 
 	*n = 0;
-	if ((rc = iod_store_collect(sub, after, after_gen, &all, &count)) != 0)
+	if ((rc = iod_store_collect(sub, after, after_gen, after_copy, &all,
+	    &count)) != 0)
 		return rc;
 	if (count > 1)
 		qsort(all, count, sizeof *all, iod_store_ent_cmp);
 	for (i = 0; i < count && *n < max; i++) {
-		if (iod_store_stat(all[i].ino, all[i].gen, &st) != 0)
+		if (iod_store_stat(all[i].ino, all[i].gen, all[i].copy, &st) != 0)
 			continue;
 		ents[*n] = all[i];
 		ents[(*n)++].size = (uint64_t)st.st_size;

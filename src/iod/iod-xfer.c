@@ -151,8 +151,9 @@ iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
 			continue;
 		}
 		len = x->run_left < n ? x->run_left : n;
-		if ((x->err = iod_xfer_pwrite(x->file->fd, buf, len,
-		    x->run_local)) != 0)
+		if ((x->err = x->mirror != NULL ? iod_mirror_pwrite(x->mirror,
+		    x->resync, x->file->fd, buf, len, x->run_local) :
+		    iod_xfer_pwrite(x->file->fd, buf, len, x->run_local)) != 0)
 			x->discard = 1;
 		buf += len;
 		n -= len;

@@ -83,26 +83,29 @@ extern struct iod iod;
 /* iod-store.c: stripe files and the LRU of open descriptors. */
 struct iod_file {
 	uint64_t ino, gen; /* the file's identity, from its capability */
+	uint32_t copy;     /* which copy's stripe file (mirrored files) */
 	int fd;
 	int refs;  /* streams and handlers using fd right now */
 	int dead;  /* removed: close when refs drops to 0, never found again */
 	TAILQ_ENTRY(iod_file) lru;
 };
-/* "XX/" + 20 decimal digits + "." + 16 hex digits + NUL, rounded up */
-#define IOD_STORE_PATH_MAX 48
+/* "XX/" + 20 decimal digits + "." + 16 hex digits + ".cK" + NUL, rounded up */
+#define IOD_STORE_PATH_MAX 56
 int iod_store_init(const char *datadir, char **cause);
 void iod_store_shutdown(void);
-/* The stripe file of (ino, gen) relative to DATADIR. */
-void iod_store_path(uint64_t ino, uint64_t gen, char *out, size_t len);
-/* A name in subdirectory sub back to (ino, gen): 0, or -1 if it is not
- * exactly a name iod_store_path makes. */
+/* The stripe file of (ino, gen), copy copy, relative to DATADIR. */
+void iod_store_path(uint64_t ino, uint64_t gen, uint32_t copy, char *out,
+    size_t len);
+/* A name in subdirectory sub back to (ino, gen, copy): 0, or -1 if it is
+ * not exactly a name iod_store_path makes. */
 int iod_store_name_parse(const char *name, unsigned sub, uint64_t *ino,
-    uint64_t *gen);
-struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, int create,
-    int *err);
+    uint64_t *gen, uint32_t *copy);
+struct iod_file *iod_store_get(uint64_t ino, uint64_t gen, uint32_t copy,
+    int create, int *err);
 void iod_store_put(struct iod_file *f);
-int iod_store_stat(uint64_t ino, uint64_t gen, struct stat *st);
-int iod_store_remove(uint64_t ino, uint64_t gen);
+int iod_store_stat(uint64_t ino, uint64_t gen, uint32_t copy,
+    struct stat *st);
+int iod_store_remove(uint64_t ino, uint64_t gen, uint32_t copy);
 int iod_store_sync_dir(uint64_t ino);
 int iod_store_statfs(struct statvfs *sv);
 /* What the iod holds for files, and the host file system's identity
@@ -113,7 +116,8 @@ struct iod_usage {
 };
 int iod_store_usage(struct iod_usage *u);
 int iod_store_list(unsigned sub, uint64_t after, uint64_t after_gen,
-    uint32_t max, struct pvfs_stripe_ent *ents, uint32_t *n, int *eof);
+    uint32_t after_copy, uint32_t max, struct pvfs_stripe_ent *ents,
+    uint32_t *n, int *eof);
 
 /* iod-conn.c: connections and their state machine. */
 enum iod_conn_state {
@@ -139,6 +143,8 @@ struct iod_xfer {
 	struct pvfs_pattern *segs; /* a LIST request's segments (owned) */
 	int err;                 /* first write error; the reply's status */
 	int discard;             /* WRITE refused: drain without writing */
+	struct im_copy *mirror;  /* WRITE to a stale copy (iod-mirror.c) */
+	int resync;              /* ... by a resync */
 };
 
 /* A connection: the layer's part (dconn.h) first. */
@@ -191,6 +197,7 @@ union iod_req {
 	struct pvfs_iod_purge_req purge;
 	struct pvfs_iod_hello_req hello;
 	struct pvfs_iod_size_list_req size_list;
+	struct pvfs_iod_stale_req stale;
 	uint8_t pad[256];
 };
 
@@ -228,7 +235,7 @@ void iod_op_write_done(struct iod_conn *c);
  * request then frees nothing). */
 struct iod_io {
 	const struct pvfs_cap *cap;
-	uint32_t rel;
+	uint32_t rel, copy;
 	const struct pvfs_pattern *seg;
 	uint32_t nseg;
 	struct pvfs_pattern **own;
@@ -257,5 +264,27 @@ int iod_admin_list(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep);
 int iod_admin_purge(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep);
+
+/* iod-mirror.c: stale copies of mirrored files and the mirror lease. */
+struct im_copy;
+int iod_mirror_stale(struct iod_conn *c, union iod_req *req,
+    union iod_rep *rep);
+/* HELLO verified: grant the lease if due; mgr_now_ns is the mgr's clock
+ * as known before this HELLO. */
+void iod_mirror_hello(const struct pvfs_iod_hello_req *r, int64_t mgr_now_ns,
+    struct pvfs_iod_hello_rep *h);
+/* 0, or ENODATA: no lease, or the copy is stale. */
+int iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy);
+/* A write's stale copy (NULL: none), whether a resync's; *err ESTALE
+ * refuses a resync write. */
+struct im_copy *iod_mirror_write_start(const struct pvfs_cap *cap,
+    uint32_t rel, uint32_t copy, int *resync, int *err);
+int iod_mirror_pwrite(struct im_copy *m, int resync, int fd,
+    const uint8_t *buf, uint64_t len, uint64_t off);
+/* A resync's truncate (size setting): 0 or ESTALE as a write; *local
+ * raised to the end of what clients wrote meanwhile. */
+int iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, uint64_t *local);
 
 #endif /* PVFS_IOD_H */

@@ -20,8 +20,9 @@
 
 /* What one iod holds of a file (IOD_SIZE of its part). */
 struct admin_part {
-	uint32_t iod, rel;
+	uint32_t iod, rel, copy;
 	struct pvfs_iod_size_rep size;
+	int err;
 };
 
 /* Exactly len bytes; a peer that closes first is EIO (pvfs_conn_recv_all says
@@ -128,23 +129,30 @@ admin_file_parts(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 {
 	const struct pvfs_dist *d = &r->cap.dist;
 	struct pvfs_iod_size_req req;
-	uint32_t rel;
+	uint32_t i, copies = pvfs_dist_copies(d);
+	struct admin_part *p;
 
 	if (pvfs_client_fs_info(fs) != 0)
 		return -1;
-	if (!S_ISREG(r->attr.mode) || d->pcount == 0 || d->pcount > fs->niods) {
+	if (!S_ISREG(r->attr.mode) || d->pcount == 0 || d->pcount > fs->niods ||
+	    copies > PVFS_COPIES_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-	for (rel = 0; rel < d->pcount; rel++) {
+	/* A mirrored file's copy on an iod that is down is shown as such. */
+	for (i = 0; i < d->pcount * copies; i++) {
+		p = &parts[i];
 		memset(&req, 0, sizeof(req));
 		req.cap = r->cap;
-		req.rel = rel;
-		parts[rel].rel = rel;
-		parts[rel].iod = pvfs_stripe_abs(d, rel, fs->niods);
-		if (admin_rpc(fs, &fs->iods[parts[rel].iod], PVFS_IOD_SIZE, &req,
-		    &parts[rel].size, NULL) != 0)
+		req.rel = p->rel = i % d->pcount;
+		req.copy = p->copy = i / d->pcount;
+		p->iod = pvfs_stripe_copy_abs(d, p->rel, p->copy, fs->niods);
+		if (admin_rpc(fs, &fs->iods[p->iod], PVFS_IOD_SIZE, &req,
+		    &p->size, NULL) == 0)
+			continue;
+		if (copies == 1)
 			return -1;
+		p->err = errno;
 	}
 	return 0;
 }
@@ -263,7 +271,7 @@ admin_iodstatus(struct client_fs *fs, struct pvfs_mgr_iodstatus_rep *rep)
 
 static int
 admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint32_t sub, uint64_t after, uint64_t after_gen,
+    uint32_t sub, const struct pvfs_stripe_info *after,
     struct pvfs_iod_list_rep *rep)
 {
 	struct pvfs_iod_list_req req;
@@ -273,15 +281,16 @@ admin_iod_list(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	memset(&req, 0, sizeof(req));
 	req.cap = *cap;
 	req.sub = sub;
-	req.after = after;
-	req.after_gen = after_gen;
+	req.after = after->ino;
+	req.after_gen = after->gen;
+	req.after_copy = after->copy;
 	req.max = PVFS_STRIPELIST_MAX;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_LIST, &req, rep, NULL);
 }
 
 static int
 admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
-    uint64_t ino, uint64_t gen)
+    uint64_t ino, uint64_t gen, uint32_t copy)
 {
 	struct pvfs_iod_purge_req req;
 	struct pvfs_none rep;
@@ -292,6 +301,7 @@ admin_iod_purge(struct client_fs *fs, uint32_t i, const struct pvfs_cap *cap,
 	req.cap = *cap;
 	req.ino = ino;
 	req.gen = gen;
+	req.copy = copy;
 	return admin_rpc(fs, &fs->iods[i], PVFS_IOD_PURGE, &req, &rep, NULL);
 }
 
@@ -516,6 +526,8 @@ pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
 		(*v)[i].base = rep.inos[i].dist.base;
 		(*v)[i].pcount = rep.inos[i].dist.pcount;
 		(*v)[i].ssize = rep.inos[i].dist.ssize;
+		(*v)[i].copies = pvfs_dist_copies(&rep.inos[i].dist);
+		(*v)[i].mshift = rep.inos[i].dist.mshift;
 	}
 	pvfs_msg_free(PVFS_MGR_INOLIST, 1, &rep);
 	return 0;
@@ -538,14 +550,14 @@ admin_cap_refresh(struct pvfs_admin *a)
 
 static int
 admin_list_once(struct pvfs_admin *a, uint32_t i, uint32_t sub,
-    uint64_t after_ino, uint64_t after_gen, struct pvfs_iod_list_rep *rep)
+    const struct pvfs_stripe_info *after, struct pvfs_iod_list_rep *rep)
 {
-	return admin_iod_list(a->fs, i, &a->cap, sub, after_ino, after_gen, rep);
+	return admin_iod_list(a->fs, i, &a->cap, sub, after, rep);
 }
 
 int
 pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
-    uint64_t after_ino, uint64_t after_gen, struct pvfs_stripe_info **v,
+    const struct pvfs_stripe_info *after, struct pvfs_stripe_info **v,
     uint32_t *n, int *eof)
 {
 	struct pvfs_iod_list_rep rep;
@@ -554,9 +566,9 @@ pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
 	if (!a->have_cap && admin_cap_refresh(a) != 0)
 		return -1;
 	/* A refused capability that merely expired is renewed once. */
-	if (admin_list_once(a, i, sub, after_ino, after_gen, &rep) != 0 &&
+	if (admin_list_once(a, i, sub, after, &rep) != 0 &&
 	    (errno != EKEYEXPIRED || admin_cap_refresh(a) != 0 ||
-	    admin_list_once(a, i, sub, after_ino, after_gen, &rep) != 0))
+	    admin_list_once(a, i, sub, after, &rep) != 0))
 		return -1;
 	*n = rep.n;
 	*eof = rep.eof;
@@ -567,6 +579,7 @@ pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
 	for (k = 0; k < rep.n; k++) {
 		(*v)[k].ino = rep.ents[k].ino;
 		(*v)[k].gen = rep.ents[k].gen;
+		(*v)[k].copy = rep.ents[k].copy;
 		(*v)[k].size = rep.ents[k].size;
 	}
 	pvfs_msg_free(PVFS_IOD_LIST, 1, &rep);
@@ -574,15 +587,16 @@ pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
 }
 
 int
-pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino, uint64_t gen)
+pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino, uint64_t gen,
+    uint32_t copy)
 {
 	if (!a->have_cap && admin_cap_refresh(a) != 0)
 		return -1;
-	if (admin_iod_purge(a->fs, i, &a->cap, ino, gen) == 0)
+	if (admin_iod_purge(a->fs, i, &a->cap, ino, gen, copy) == 0)
 		return 0;
 	if (errno != EKEYEXPIRED || admin_cap_refresh(a) != 0)
 		return -1;
-	return admin_iod_purge(a->fs, i, &a->cap, ino, gen);
+	return admin_iod_purge(a->fs, i, &a->cap, ino, gen, copy);
 }
 
 int
@@ -601,6 +615,9 @@ pvfs_admin_attr(const char *path, struct pvfs_attr_info *attr)
 	attr->base = rep.attr.dist.base;
 	attr->pcount = rep.attr.dist.pcount;
 	attr->ssize = rep.attr.dist.ssize;
+	attr->copies = S_ISREG(rep.attr.mode) ?
+	    pvfs_dist_copies(&rep.attr.dist) : rep.attr.dist.copies;
+	attr->mshift = rep.attr.dist.mshift;
 	return 0;
 }
 
@@ -614,7 +631,7 @@ pvfs_admin_parts(const char *path, struct pvfs_part_info *parts, uint32_t max)
 
 	if (admin_stat(path, &fs, &rep) != 0)
 		return -1;
-	if ((n = rep.cap.dist.pcount) > max) {
+	if ((n = rep.cap.dist.pcount * pvfs_dist_copies(&rep.cap.dist)) > max) {
 		errno = ERANGE;
 		return -1;
 	}
@@ -627,6 +644,8 @@ pvfs_admin_parts(const char *path, struct pvfs_part_info *parts, uint32_t max)
 	for (i = 0; i < n; i++) {
 		parts[i].rel = ap[i].rel;
 		parts[i].iod = ap[i].iod;
+		parts[i].copy = ap[i].copy;
+		parts[i].err = ap[i].err;
 		parts[i].local_size = ap[i].size.local_size;
 		parts[i].blocks = ap[i].size.blocks;
 	}

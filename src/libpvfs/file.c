@@ -140,13 +140,14 @@ file_install(struct file_desc *d)
 
 static int
 file_open_path(const char *path, int flags, mode_t mode,
-    const struct pvfs_filestat *meta)
+    const struct pvfs_filestat *meta, int copies)
 {
 	struct pvfs_file *f;
 	struct file_desc *d;
 	int fd;
 
-	f = pvfs_file_open(path, flags, mode & ~pvfs_client_umask(), meta);
+	f = pvfs_file_open_copies(path, flags, mode & ~pvfs_client_umask(),
+	    meta, copies);
 	if (f == NULL)
 		return -1;
 	if (S_ISFIFO(f->mode)) {
@@ -186,7 +187,18 @@ pvfs_open(const char *path, int flags, ...)
 	if (flags & PVFS_O_META)
 		meta = va_arg(ap, struct pvfs_filestat *);
 	va_end(ap);
-	return file_open_path(path, flags & ~PVFS_O_META, mode, meta);
+	return file_open_path(path, flags & ~PVFS_O_META, mode, meta, 0);
+}
+
+int
+pvfs_open_mirror(const char *path, int flags, mode_t mode,
+    const struct pvfs_filestat *meta, int copies)
+{
+	if ((flags & O_TMPFILE) == O_TMPFILE) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return file_open_path(path, flags & ~PVFS_O_META, mode, meta, copies);
 }
 
 int

@@ -45,6 +45,7 @@ struct io_segs {
  * reads state, err, stale and rep after it. */
 struct io_stream {
 	uint32_t iod, rel;
+	uint32_t copy;         /* mirrored files: which copy of rel */
 	uint16_t op;
 	uint32_t reqid;
 	enum io_state state;

@@ -15,41 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io-engine.h"
-
-enum io_retry {
-	IO_RETRY_NO,
-	IO_RETRY_STALE, /* a pooled socket had died: send again */
-	IO_RETRY_KEY,   /* capability expired: refresh it, send again */
-};
-
-union io_req {
-	struct pvfs_iod_read_req read;
-	struct pvfs_iod_write_req write;
-	struct pvfs_iod_truncate_req truncate;
-	struct pvfs_iod_fsync_req fsync;
-	struct pvfs_iod_size_req size;
-	struct pvfs_iod_read_list_req read_list;
-	struct pvfs_iod_write_list_req write_list;
-	struct pvfs_none none;
-};
-
-/* One operation: what a try sends (fill adds its streams to e) and the
- * last try's streams with their replies. */
-struct io_op {
-	struct client_fs *fs;
-	struct io_file *f;        /* NULL: not about a file (STATFS) */
-	int (*fill)(struct io_op *);
-	/* A data transfer: READ or WRITE of sg to (from) iov. */
-	int write;
-	const struct io_segs *sg;
-	const struct iovec *iov;
-	int iovcnt;
-	/* A small request: opc with arg, to every iod of the file. */
-	uint16_t opc;
-	uint64_t arg;
-	struct io_engine e;
-};
+#include "io-op.h"
 
 /* The operation's result: 0, or -1 with the most telling errno and
  * whether sending it all again may help. */
@@ -106,16 +72,16 @@ io_op_connect(struct io_op *op)
 	return 0;
 }
 
-/* The distribution comes signed from the mgr, but it must still fit the
- * iod table we know. */
-static int
-io_check_file(struct io_file *f)
+int
+pvfs_io_check_file(struct io_file *f)
 {
 	const struct pvfs_dist *d = &f->cap.dist;
 
 	if (pvfs_client_fs_info(f->fs) != 0)
 		return -1;
-	if (d->pcount == 0 || d->pcount > f->fs->niods || d->ssize == 0) {
+	if (d->pcount == 0 || d->pcount > f->fs->niods || d->ssize == 0 ||
+	    d->copies > PVFS_COPIES_MAX || d->copies > f->fs->niods ||
+	    (d->copies > 1 && d->mshift == 0)) {
 		errno = EIO;
 		return -1;
 	}
@@ -188,10 +154,8 @@ io_op_run(struct io_op *op)
 	}
 }
 
-/* The segments of sg that hold bytes of iod rel, into sub (nseg entries
- * of room); their number, their total share and block count. */
-static uint32_t
-io_segs_for(const struct io_segs *sg, const struct pvfs_dist *d, uint32_t rel,
+uint32_t
+pvfs_io_segs_for(const struct io_segs *sg, const struct pvfs_dist *d, uint32_t rel,
     struct pvfs_pattern *sub, uint64_t *share, uint64_t *blocks)
 {
 	uint64_t n;
@@ -211,24 +175,27 @@ io_segs_for(const struct io_segs *sg, const struct pvfs_dist *d, uint32_t rel,
 
 /* The request for one iod: IOD_READ/WRITE for one segment, else the LIST
  * form with only the segments it holds bytes of. */
-static uint16_t
-io_data_req(int write, const struct io_file *f, uint32_t rel,
+uint16_t
+pvfs_io_data_req(int write, const struct io_file *f, uint32_t rel, uint32_t copy,
     struct pvfs_pattern *sub, uint32_t m, uint64_t share, union io_req *req)
 {
 	memset(req, 0, sizeof(*req));
 	if (m == 1) {
 		req->read.cap = f->cap;
 		req->read.rel = rel;
+		req->read.copy = copy;
 		req->read.pat = sub[0];
 		req->write.stream_len = write ? share : 0;
 		return write ? PVFS_IOD_WRITE : PVFS_IOD_READ;
 	}
 	if (write) {
-		req->write_list = (struct pvfs_iod_write_list_req){ f->cap, rel,
-			m, sub, share };
+		req->write_list = (struct pvfs_iod_write_list_req){ .cap = f->cap,
+			.rel = rel, .copy = copy, .nseg = m, .seg = sub,
+			.stream_len = share };
 		return PVFS_IOD_WRITE_LIST;
 	}
-	req->read_list = (struct pvfs_iod_read_list_req){ f->cap, rel, m, sub };
+	req->read_list = (struct pvfs_iod_read_list_req){ .cap = f->cap,
+		.rel = rel, .copy = copy, .nseg = m, .seg = sub };
 	return PVFS_IOD_READ_LIST;
 }
 
@@ -252,10 +219,10 @@ io_fill_data(struct io_op *op)
 		return -1;
 	}
 	for (rel = 0; rc == 0 && rel < d->pcount; rel++) {
-		m = io_segs_for(sg, d, rel, sub, &share, &blocks);
+		m = pvfs_io_segs_for(sg, d, rel, sub, &share, &blocks);
 		if (m == 0)
 			continue;
-		opc = io_data_req(op->write, f, rel, sub, m, share, &req);
+		opc = pvfs_io_data_req(op->write, f, rel, 0, sub, m, share, &req);
 		st = pvfs_io_engine_add(&op->e, pvfs_stripe_abs(d, rel, f->fs->niods),
 		    rel, opc, &req);
 		if (st == NULL ||
@@ -274,7 +241,7 @@ io_rw(struct io_file *f, int write, const struct io_segs *sg,
 		.write = write, .sg = sg, .iov = iov, .iovcnt = iovcnt };
 	int i, rc;
 
-	if (io_check_file(f) != 0)
+	if (pvfs_io_check_file(f) != 0)
 		return -1;
 	/* What the iods would refuse (callers split with pvfs_list_round). */
 	if (sg->nseg == 1 ? pvfs_pattern_check(sg->seg) != 0 :
@@ -284,6 +251,8 @@ io_rw(struct io_file *f, int write, const struct io_segs *sg,
 		errno = EINVAL;
 		return -1;
 	}
+	if (pvfs_dist_copies(&f->cap.dist) > 1)
+		return pvfs_io_mirror_rw(f, write, sg, iov, iovcnt, max_end);
 	rc = io_op_run(&op);
 	for (i = 0, *max_end = 0; rc == 0 && !write && i < op.e.nst; i++)
 		if (op.e.st[i].rep.read.logical_end > *max_end)
@@ -350,19 +319,21 @@ pvfs_io_write(struct io_file *f, const struct pvfs_pattern *pat,
 
 /* ---- small requests to every iod of a file, or of the file system ---- */
 
-static void
-io_build_req(uint16_t opc, const struct io_file *f, uint32_t rel, uint64_t arg,
-    union io_req *req)
+void
+pvfs_io_build_req(uint16_t opc, const struct io_file *f, uint32_t rel,
+    uint32_t copy, uint64_t arg, union io_req *req)
 {
 	memset(req, 0, sizeof(*req));
 	switch (opc) {
 	case PVFS_IOD_SIZE:
 		req->size.cap = f->cap;
 		req->size.rel = rel;
+		req->size.copy = copy;
 		break;
 	case PVFS_IOD_TRUNCATE:
 		req->truncate.cap = f->cap;
 		req->truncate.rel = rel;
+		req->truncate.copy = copy;
 		req->truncate.length = arg;
 		break;
 	case PVFS_IOD_FSYNC:
@@ -381,7 +352,7 @@ io_fill_file(struct io_op *op)
 	uint32_t rel;
 
 	for (rel = 0; rel < d->pcount; rel++) {
-		io_build_req(op->opc, op->f, rel, op->arg, &req);
+		pvfs_io_build_req(op->opc, op->f, rel, 0, op->arg, &req);
 		if (pvfs_io_engine_add(&op->e, pvfs_stripe_abs(d, rel, op->fs->niods),
 		    rel, op->opc, &req) == NULL)
 			return -1;
@@ -396,7 +367,7 @@ io_bcast(struct io_file *f, uint16_t opc, uint64_t arg, struct io_op *op)
 {
 	*op = (struct io_op){ .fs = f->fs, .f = f, .fill = io_fill_file,
 		.opc = opc, .arg = arg };
-	if (io_check_file(f) != 0)
+	if (pvfs_io_check_file(f) != 0)
 		return -1;
 	return io_op_run(op);
 }
@@ -416,8 +387,11 @@ int
 pvfs_io_size(struct io_file *f, struct pvfs_io_size *out)
 {
 	struct io_op op;
-	int i, rc = io_bcast(f, PVFS_IOD_SIZE, 0, &op);
+	int i, rc;
 
+	if (pvfs_dist_copies(&f->cap.dist) > 1)
+		return pvfs_io_mirror_size(f, out);
+	rc = io_bcast(f, PVFS_IOD_SIZE, 0, &op);
 	memset(out, 0, sizeof(*out));
 	for (i = 0; rc == 0 && i < op.e.nst; i++) {
 		const struct pvfs_iod_size_rep *r = &op.e.st[i].rep.size;
@@ -435,12 +409,16 @@ pvfs_io_size(struct io_file *f, struct pvfs_io_size *out)
 int
 pvfs_io_truncate(struct io_file *f, uint64_t length)
 {
+	if (pvfs_dist_copies(&f->cap.dist) > 1)
+		return pvfs_io_mirror_truncate(f, length);
 	return io_bcast_status(f, PVFS_IOD_TRUNCATE, length);
 }
 
 int
 pvfs_io_fsync(struct io_file *f, int datasync)
 {
+	if (pvfs_dist_copies(&f->cap.dist) > 1)
+		return pvfs_io_mirror_fsync(f, datasync);
 	return io_bcast_status(f, PVFS_IOD_FSYNC, datasync != 0);
 }
 

@@ -289,6 +289,7 @@ pvfs_meta_setattr_req(const struct pvfs_setattr *sa, struct pvfs_mgr_setattr_req
 		{ PVFS_SET_ATIME_NOW, PVFS_SA_ATIME_NOW },
 		{ PVFS_SET_MTIME_NOW, PVFS_SA_MTIME_NOW },
 		{ PVFS_SET_CHOWN, PVFS_SA_CHOWN },
+		{ PVFS_SET_COPIES, PVFS_SA_COPIES },
 	};
 	size_t i;
 
@@ -299,6 +300,12 @@ pvfs_meta_setattr_req(const struct pvfs_setattr *sa, struct pvfs_mgr_setattr_req
 	req->mode = (uint32_t)(sa->mode & 07777);
 	req->uid = (uint32_t)sa->uid;
 	req->gid = (uint32_t)sa->gid;
+	if ((sa->mask & PVFS_SET_COPIES) &&
+	    (sa->copies < 0 || sa->copies > PVFS_COPIES_MAX)) {
+		errno = EINVAL;
+		return -1;
+	}
+	req->copies = (uint32_t)sa->copies;
 	if (((sa->mask & PVFS_SET_ATIME) && meta_ts_ns(&sa->atime, &req->atime_ns) != 0) ||
 	    ((sa->mask & PVFS_SET_MTIME) && meta_ts_ns(&sa->mtime, &req->mtime_ns) != 0))
 		return -1;
@@ -318,6 +325,33 @@ pvfs_path_setattr(const char *path, const struct pvfs_setattr *sa)
 		req.flags = PVFS_PF_NOFOLLOW;
 	return meta_walk(path, PVFS_MGR_SETATTR, &req, &req.cred, req.path,
 	    &rep, &fs);
+}
+
+int
+pvfs_getcopies(const char *path)
+{
+	struct pvfs_mgr_attrcap_rep rep;
+	struct client_fs *fs;
+
+	if (meta_path_rpc(path, PVFS_MGR_STAT, 0, &fs, &rep) != 0)
+		return -1;
+	if (S_ISREG(rep.attr.mode))
+		return (int)pvfs_dist_copies(&rep.attr.dist);
+	if (S_ISDIR(rep.attr.mode))
+		return rep.attr.dist.copies;
+	errno = EINVAL;
+	return -1;
+}
+
+int
+pvfs_setcopies(const char *path, int copies)
+{
+	struct pvfs_setattr sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.mask = PVFS_SET_COPIES;
+	sa.copies = copies;
+	return pvfs_path_setattr(path, &sa);
 }
 
 /* SETATTR by path (fd < 0) or by the inode of an open file. */

@@ -50,12 +50,17 @@ struct pvfs_file_info {
 	mode_t mode;                 /* S_IFMT and permission bits at open */
 	int flags;                   /* O_* given at open */
 	struct pvfs_filestat dist;   /* base, pcount, ssize */
+	uint32_t copies, mshift;     /* mirrored files: copies > 1 */
 };
 
 /* Open (create) path with O_* flags; dist (NULL: the defaults) is the
  * distribution of a file O_CREAT makes, as for PVFS_O_META. */
 struct pvfs_file *pvfs_file_open(const char *path, int flags, mode_t mode,
     const struct pvfs_filestat *dist);
+/* The same with copies for a file O_CREAT makes (0: the directory's
+ * default, else 1; doc/design.md, "Mirrored files"). */
+struct pvfs_file *pvfs_file_open_copies(const char *path, int flags,
+    mode_t mode, const struct pvfs_filestat *dist, int copies);
 struct pvfs_file *pvfs_file_dup(struct pvfs_file *f);
 /* Drop one owner; the last one frees f.  NULL is ignored. */
 void pvfs_file_close(struct pvfs_file *f);
@@ -99,6 +104,7 @@ int pvfs_file_iod(struct pvfs_file *f, uint32_t rel, char *addr, size_t len);
 #define PVFS_SET_MTIME_NOW 0x40u
 #define PVFS_SET_CHOWN 0x80u       /* a chown, even to -1, -1 (ctime, set-id bits) */
 #define PVFS_SET_NOFOLLOW 0x100u    /* by path: a last link itself (lchown) */
+#define PVFS_SET_COPIES 0x200u     /* a directory's default copies (copies) */
 
 /* The attributes to change: the fields that mask names. */
 struct pvfs_setattr {
@@ -107,6 +113,7 @@ struct pvfs_setattr {
 	uid_t uid;
 	gid_t gid;
 	struct timespec atime, mtime;
+	int copies;                  /* PVFS_SET_COPIES: 0 = no default */
 };
 
 int pvfs_file_setattr(struct pvfs_file *f, const struct pvfs_setattr *sa);
@@ -144,12 +151,17 @@ struct pvfs_attr_info {
 	uint64_t fsid, ino, gen;
 	mode_t mode;
 	uint32_t base, pcount, ssize;
+	uint32_t copies, mshift;     /* mirrored files: copies > 1; a
+	                              * directory: its default (0: none) */
 };
-/* What one iod holds of a file. */
+/* What one iod holds of a file (of one copy of a mirrored file). */
 struct pvfs_part_info {
 	uint32_t rel, iod;           /* position in the file, in the iod table */
+	uint32_t copy;
 	uint64_t local_size;         /* bytes of its stripe file */
 	uint64_t blocks;             /* 512-byte blocks allocated */
+	int err;                     /* mirrored files: 0, or why its iod did
+	                              * not answer (the others still count) */
 };
 /* A daemon's answer to a ping. */
 struct pvfs_ping_info {
@@ -229,10 +241,12 @@ struct pvfs_admin;
 struct pvfs_ino_info {
 	uint64_t ino, gen;
 	uint32_t base, pcount, ssize;
+	uint32_t copies, mshift;     /* mirrored files (copies >= 1) */
 };
 /* A stripe file as an iod lists it. */
 struct pvfs_stripe_info {
 	uint64_t ino, gen;
+	uint32_t copy;               /* which copy of a mirrored file */
 	uint64_t size;               /* bytes of the stripe file */
 };
 
@@ -270,11 +284,12 @@ int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
 #define PVFS_ADMIN_INOLIST_SPAN 16384
 int pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
     struct pvfs_ino_info **v, uint32_t *n);
+/* after: the last entry of the previous page (zeros: from the start). */
 int pvfs_admin_stripes(struct pvfs_admin *a, uint32_t i, uint32_t sub,
-    uint64_t after_ino, uint64_t after_gen, struct pvfs_stripe_info **v,
+    const struct pvfs_stripe_info *after, struct pvfs_stripe_info **v,
     uint32_t *n, int *eof);
 int pvfs_admin_purge(struct pvfs_admin *a, uint32_t i, uint64_t ino,
-    uint64_t gen);
+    uint64_t gen, uint32_t copy);
 
 /* As pvfs_stat (pvfs_lstat with nofollow), from the mgr's attributes
  * only: no iod is asked, so it works while an iod is down.  A regular
@@ -287,6 +302,8 @@ int pvfs_stat_meta(const char *path, struct stat *st, int nofollow);
 int pvfs_admin_attr(const char *path, struct pvfs_attr_info *attr);
 /* Ask each of a regular file's iods what it holds: parts has room for
  * max entries; the number filled (the file's pcount), or -1. */
+/* Every part of path, copy by copy (pcount * copies entries): their
+ * number, or -1 with errno (ERANGE: more than max). */
 int pvfs_admin_parts(const char *path, struct pvfs_part_info *parts,
     uint32_t max);
 

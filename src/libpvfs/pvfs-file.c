@@ -232,18 +232,27 @@ struct pvfs_file *
 pvfs_file_open(const char *path, int flags, mode_t mode,
     const struct pvfs_filestat *dist)
 {
+	return pvfs_file_open_copies(path, flags, mode, dist, 0);
+}
+
+struct pvfs_file *
+pvfs_file_open_copies(const char *path, int flags, mode_t mode,
+    const struct pvfs_filestat *dist, int copies)
+{
 	struct pvfs_mgr_open_req req;
 	struct pvfs_mgr_attrcap_rep rep;
 	struct pvfs_walk w;
 	struct pvfs_file *f;
 
-	if ((flags & O_ACCMODE) == O_ACCMODE) {
+	if ((flags & O_ACCMODE) == O_ACCMODE || copies < 0 ||
+	    copies > PVFS_COPIES_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
 	memset(&req, 0, sizeof(req));
 	if (pfile_dist(dist, &req.dist) != 0)
 		return NULL;
+	req.dist.copies = (uint16_t)copies;
 	req.flags = pvfs_file_wire_flags(flags);
 	req.mode = mode & 07777;
 	pvfs_walk_init(&w, PVFS_MGR_OPEN, &req, &req.cred, path, req.path, &rep);
@@ -285,6 +294,8 @@ pvfs_file_info(struct pvfs_file *f, struct pvfs_file_info *info)
 	info->dist.base = (int32_t)f->cap.dist.base;
 	info->dist.pcount = (int32_t)f->cap.dist.pcount;
 	info->dist.ssize = (int32_t)f->cap.dist.ssize;
+	info->copies = pvfs_dist_copies(&f->cap.dist);
+	info->mshift = f->cap.dist.mshift;
 	pthread_mutex_unlock(&f->cap_lock);
 }
 

@@ -53,6 +53,9 @@ struct conn_pool {
 	pid_t pid;
 	struct pvfs_conn *idle;
 	unsigned nidle;
+	/* Mirrored files (io-mirror.c): until when (mono ms) reads avoid this
+	 * iod, which failed them. */
+	int64_t avoid_until;
 };
 
 struct client_fs;

@@ -159,6 +159,17 @@ mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid, int status,
 	}
 }
 
+/* A reply after its request's handler returned (mgr-resync.c): queued
+ * as any other, then sent without waiting for the next request. */
+void
+mgr_conn_reply_later(struct mgr_conn *c, uint16_t op, uint32_t reqid,
+    int status, const void *rep)
+{
+	mgr_conn_reply(c, op, reqid, status, rep);
+	if (!c->held)
+		mgr_conn_send(c);
+}
+
 void
 mgr_conn_release_all(void)
 {
@@ -392,6 +403,7 @@ mgr_conn_release(struct dconn *dc)
 	if (c->ready)
 		TAILQ_REMOVE(&conn_ready, c, ready_entry);
 	mgr_lease_conn_gone(c);
+	mgr_resync_conn_gone(c);
 	free(c->in);
 	pvfs_buf_free(&c->out);
 }

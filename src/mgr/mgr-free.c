@@ -100,6 +100,14 @@ free_due(const struct mgr_inode *in, int64_t now)
 	    in->ox->durable_at <= free_commits;
 }
 
+/* Positions of in's stripe files: pcount per copy (mirrored files); a
+ * position p is rel p % pcount of copy p / pcount. */
+static uint32_t
+free_npos(const struct mgr_inode *in)
+{
+	return in->dist.pcount * pvfs_dist_copies(&in->dist);
+}
+
 /* Every stripe of in confirmed gone: forget it (a FREE record). */
 static void
 free_done(struct mgr_inode *in)
@@ -107,7 +115,7 @@ free_done(struct mgr_inode *in)
 	struct mgr_rec r;
 	uint32_t rel;
 
-	for (rel = 0; rel < in->dist.pcount; rel++) {
+	for (rel = 0; rel < free_npos(in); rel++) {
 		if (in->ox->rm_done == NULL || !in->ox->rm_done[rel])
 			return;
 	}
@@ -370,7 +378,7 @@ free_walk_one(struct mgr_inode *in, void *arg)
 	if (!free_due(in, w->now_ms))
 		return 0;
 	if (in->ox->rm_done == NULL) {
-		in->ox->rm_done = calloc(in->dist.pcount ? in->dist.pcount : 1, 1);
+		in->ox->rm_done = calloc(free_npos(in) ? free_npos(in) : 1, 1);
 		if (in->ox->rm_done == NULL)
 			pvfs_fatal("out of memory (orphans)");
 		in->freeing = 1; /* no new lease from here on */
@@ -379,8 +387,9 @@ free_walk_one(struct mgr_inode *in, void *arg)
 			return 0;
 		}
 	}
-	for (rel = 0; rel < in->dist.pcount && w->want != 0; rel++) {
-		abs = pvfs_stripe_abs(&in->dist, rel, mgr.niods);
+	for (rel = 0; rel < free_npos(in) && w->want != 0; rel++) {
+		abs = pvfs_stripe_copy_abs(&in->dist, rel % in->dist.pcount,
+		    rel / in->dist.pcount, mgr.niods);
 		d = &free_iods[abs];
 		if (in->ox->rm_done[rel] || w->given[abs] || d->ino == in->ino ||
 		    !free_iod_free(d, w->now))

@@ -1,7 +1,7 @@
 /*
  * mgr-iods.c - the mgr's own connections to the iods of its table.
  *
- * At start and every PVFS_HELLO_INTERVAL seconds (default 10) the mgr
+ * At start and every PVFS_HELLO_INTERVAL seconds (default 3) the mgr
  * sends each iod an IOD_HELLO: the fsid and index it expects, and its
  * clock, under the shared key.  The reply carries the iod's label, its
  * clock and whether it verified the mac; the reply's own mac tells the
@@ -11,6 +11,13 @@
  * per-iod status that MGR_IODSTATUS returns (pvfs-ping prints it).  An
  * iod that answers again after a failure is reported to mgr-free.c, which
  * has stripes of freed files waiting for it.
+ *
+ * Mirrored files (mgr-resync.c): each HELLO grants the iod a mirror lease
+ * of three intervals, valid only if the iod holds the stale set version
+ * it names; an iod that answers with another version gets its whole set
+ * (IOD_STALE frames, checked in the mgr's clock that the first HELLO
+ * gave it) and a second HELLO on the same connection.  A change of a set asks for a
+ * HELLO at once (mgr_iods_kick).
  */
 #include <sys/socket.h>
 #include <sys/random.h>
@@ -25,7 +32,10 @@
 
 #include "mgr.h"
 
-#define IODS_INTERVAL 10.0     /* seconds between HELLOs to a healthy iod */
+/* Seconds between HELLOs to a healthy iod: a HELLO renews the mirror
+ * lease (three intervals), and a dirty report waits at most one lease,
+ * well within a client's timeout (30 s by default). */
+#define IODS_INTERVAL 3.0
 #define IODS_TIMEOUT 5.0       /* for connect + HELLO + reply */
 #define IODS_BACKOFF_MIN 0.5
 #define IODS_SKEW_WARN_MS 5000 /* log a clock skew above this */
@@ -55,6 +65,9 @@ struct mgr_iod {
 	struct pvfs_iodstat_wire st; /* what MGR_IODSTATUS reports */
 	ev_tstamp heard_at;       /* loop time of the last answer, 0: never */
 	int skew_warned;
+	int set_sent;             /* this exchange sends the stale set */
+	uint32_t nstale;          /* IOD_STALE replies still to come */
+	int kick;                 /* HELLO again as soon as this one ends */
 };
 
 static struct mgr_iod *iods;
@@ -108,6 +121,7 @@ iods_close(struct mgr_iod *d)
 	pvfs_buf_reset(&d->out);
 	d->in_len = 0;
 	d->step = MGR_IOD_IDLE;
+	d->set_sent = 0;
 }
 
 static void
@@ -179,7 +193,11 @@ iods_connect(struct mgr_iod *d)
 	}
 	if (connect(d->fd, (struct sockaddr *)&d->sa, d->salen) != 0 &&
 	    errno != EINPROGRESS) {
-		iods_fail_errno(d, "connect", errno);
+		int err = errno;
+
+		if (err == ECONNREFUSED)
+			mgr_resync_iod_refused(d->index);
+		iods_fail_errno(d, "connect", err);
 		return;
 	}
 	d->step = MGR_IOD_CONNECTING;
@@ -201,8 +219,14 @@ iods_hello_build(struct mgr_iod *d)
 	r->rtt_ns = d->rtt_ns;
 	if (getrandom(&r->nonce, sizeof(r->nonce), 0) != sizeof(r->nonce))
 		r->nonce = (uint64_t)r->mgr_ns ^ (uint64_t)pvfs_mono_ms();
+	r->lease_ms = mgr_iods_lease_ms();
+	r->stale_version = mgr_resync_version(d->index);
 	pvfs_hello_req_mac(r, mgr.key, mgr.keylen, r->mac);
 	pvfs_buf_reset(&d->out);
+	d->nstale = 0;
+	if (d->set_sent)
+		d->nstale = mgr_resync_encode_set(d->index, &d->out,
+		    (uint32_t)r->nonce + 1);
 	pvfs_frame_encode(&d->out, PVFS_IOD_HELLO, (uint32_t)r->nonce, 0, 0, r);
 	d->sent_ms = pvfs_mono_ms();
 }
@@ -217,6 +241,8 @@ iods_connected(struct mgr_iod *d)
 	if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
 		err = errno;
 	if (err != 0) {
+		if (err == ECONNREFUSED) /* no process: none with a lease */
+			mgr_resync_iod_refused(d->index);
 		iods_fail_errno(d, "connect", err);
 		return;
 	}
@@ -305,6 +331,18 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 	struct pvfs_iod_hello_rep rep;
 	char why[96];
 
+	if (d->nstale > 0 && h->op == PVFS_IOD_STALE &&
+	    (h->flags & PVFS_HDR_REPLY)) {
+		if (h->status != 0) {
+			snprintf(why, sizeof(why), "stale set refused: %s",
+			    strerror(h->status));
+			iods_fail(d, PVFS_IODST_PROTO, why);
+			return;
+		}
+		d->nstale--;
+		d->in_len = 0;
+		return;
+	}
 	if (h->op != PVFS_IOD_HELLO || !(h->flags & PVFS_HDR_REPLY) ||
 	    h->reqid != (uint32_t)d->req.nonce) {
 		iods_fail(d, PVFS_IODST_PROTO, "a reply to something else");
@@ -325,9 +363,22 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 	d->heard_at = ev_now(iods_loop);
 	iods_clock(d, &rep);
 	iods_judge(d, &rep);
+	if (d->st.state == PVFS_IODST_OK && !d->set_sent &&
+	    rep.stale_version != mgr_resync_version(d->index)) {
+		/* it has the mgr's clock now: its set, then the lease */
+		d->set_sent = 1;
+		d->in_len = 0;
+		iods_hello_build(d);
+		iods_watch(d, EV_WRITE);
+		iods_schedule(d, IODS_TIMEOUT);
+		return;
+	}
 	iods_close(d);
 	d->backoff = IODS_BACKOFF_MIN;
-	iods_schedule(d, iods_interval);
+	iods_schedule(d, d->kick ? 0. : iods_interval);
+	d->kick = 0;
+	if (d->st.state == PVFS_IODST_OK)
+		mgr_resync_iod_acked(d->index, rep.stale_version);
 }
 
 /* Read the header, then the body; a whole reply ends the exchange. */
@@ -457,6 +508,41 @@ mgr_iods_sockaddr(uint32_t index, struct sockaddr_storage *sa,
 	memcpy(sa, &iods[index].sa, iods[index].salen);
 	*len = iods[index].salen;
 	return 0;
+}
+
+uint32_t
+mgr_iods_lease_ms(void)
+{
+	return (uint32_t)(iods_interval * 3 * 1000);
+}
+
+/* A stale set changed: HELLO now, or right after the exchange under way. */
+void
+mgr_iods_kick(uint32_t index)
+{
+	struct mgr_iod *d;
+
+	if (iods == NULL || index >= mgr.niods)
+		return;
+	d = &iods[index];
+	if (d->step == MGR_IOD_IDLE)
+		iods_schedule(d, 0.);
+	else
+		d->kick = 1;
+}
+
+/* When the last HELLO (and so the last lease) went out; 0: never. */
+int64_t
+mgr_iods_hello_sent_ms(uint32_t index)
+{
+	return iods != NULL && index < mgr.niods ? iods[index].sent_ms : 0;
+}
+
+int
+mgr_iods_ok(uint32_t index)
+{
+	return iods != NULL && index < mgr.niods &&
+	    iods[index].st.state == PVFS_IODST_OK;
 }
 
 int

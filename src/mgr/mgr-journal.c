@@ -241,6 +241,14 @@ jr_snap_emit_name(const struct mgr_inode *in, const struct mgr_dirent *de,
 		jr_snap_root(s, &r, in);
 	else
 		jr_snap_add(s, &r);
+	if (in->dist.copies > (in->dir != NULL ? 0 : 1)) {
+		memset(&r, 0, sizeof(r));
+		r.type = MGR_REC_MIRROR;
+		r.ino = in->ino;
+		r.dist.copies = in->dist.copies;
+		r.dist.mshift = in->dist.mshift;
+		jr_snap_add(s, &r);
+	}
 	s->inodes++;
 	return s->batch.buf.len >= JR_SNAP_CHUNK ? jr_snap_flush(s) : 0;
 }
@@ -251,6 +259,16 @@ jr_snap_orphan(struct mgr_inode *in, void *arg)
 	return jr_snap_emit_name(in, NULL, 1, arg);
 }
 
+/* A stale copy's DIRTY record, after every file (mgr-mirror.c). */
+static int
+jr_snap_dirty(const struct mgr_rec *r, void *arg)
+{
+	struct jr_snap *s = arg;
+
+	jr_snap_add(s, r);
+	return s->batch.buf.len >= JR_SNAP_CHUNK ? jr_snap_flush(s) : 0;
+}
+
 static int
 jr_snap_write(struct jr_snap *s, uint64_t fsid, uint64_t gen)
 {
@@ -258,7 +276,8 @@ jr_snap_write(struct jr_snap *s, uint64_t fsid, uint64_t gen)
 
 	if ((s->salt = jr_write_hdr(s->fd, 1, fsid, gen)) == 0 ||
 	    mgr_ns_walk_names(jr_snap_emit_name, s) != 0 ||
-	    mgr_ns_walk_orphans(jr_snap_orphan, s) != 0)
+	    mgr_ns_walk_orphans(jr_snap_orphan, s) != 0 ||
+	    mgr_mirror_snap_walk(jr_snap_dirty, s) != 0)
 		return -1;
 	memset(&end, 0, sizeof(end));
 	end.type = MGR_REC_END;

@@ -275,6 +275,7 @@ mgr_ns_free(void)
 	TAILQ_INIT(&ns_orphans);
 	ns_norphans = 0;
 	ns_next_ino = NS_ROOT_INO + 1; /* for the next mgr_ns_init() */
+	mgr_mirror_reset(); /* stale copies are of these files */
 }
 
 struct mgr_inode *
@@ -435,7 +436,10 @@ mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a)
 	} else {
 		a->nlink = in->nlink;
 		a->dist = in->dist;
+		a->dist.copies = (uint16_t)pvfs_dist_copies(&in->dist);
 	}
+	if (in->dir != NULL)
+		a->dist.copies = in->dist.copies; /* the default for new files */
 }
 
 /* ---- path resolution ---- */
@@ -759,6 +763,8 @@ mgr_ns_apply_create(const struct mgr_rec *r)
 		in->dir->next_cookie = r->next_cookie;
 	if (r->type == MGR_REC_CREATE) {
 		in->dist = r->dist;
+		in->dist.copies = 1; /* a MIRROR record says more */
+		in->dist.mshift = 0;
 		in->gen = r->gen;
 	}
 	if (r->type == MGR_REC_MKNOD)
@@ -932,10 +938,35 @@ mgr_ns_apply_orphan(const struct mgr_rec *r)
 	in = mgr_ns_inode_new(r->ino, S_IFREG | (r->mode & 07777));
 	mgr_ns_owner_times(in, r);
 	in->dist = r->dist;
+	in->dist.copies = 1; /* a MIRROR record says more */
+	in->dist.mshift = 0;
 	in->gen = r->gen;
 	mgr_ns_keep(in);
 	in->held = (r->mode & MGR_ORPHAN_HELD) != 0;
 	mgr_ns_drop(in, 0);
+	return 0;
+}
+
+/* A file's copies (a CREATE or ORPHAN of this batch made it), or a
+ * directory's default copies for new files. */
+static int
+mgr_ns_apply_mirror(const struct mgr_rec *r)
+{
+	struct mgr_inode *in = mgr_ns_get(r->ino);
+
+	if (in == NULL)
+		return ENOENT;
+	if (r->dist.copies > PVFS_COPIES_MAX)
+		return EINVAL;
+	if (in->dir != NULL) {
+		in->dist.copies = r->dist.copies;
+		return 0;
+	}
+	if (!MGR_IS_REG(in) || r->dist.copies == 0 ||
+	    (r->dist.copies > 1 && r->dist.mshift == 0))
+		return EINVAL;
+	in->dist.copies = r->dist.copies;
+	in->dist.mshift = r->dist.mshift;
 	return 0;
 }
 
@@ -1008,6 +1039,12 @@ mgr_ns_apply(const struct mgr_rec *r)
 		return mgr_ns_apply_orphan(r);
 	case MGR_REC_FREE:
 		return mgr_ns_apply_free(r);
+	case MGR_REC_DIRTY:
+	case MGR_REC_CLEAN:
+	case MGR_REC_REBUILD:
+		return mgr_mirror_apply(r);
+	case MGR_REC_MIRROR:
+		return mgr_ns_apply_mirror(r);
 	}
 	return EINVAL;
 }

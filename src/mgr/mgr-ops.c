@@ -36,6 +36,8 @@ static union {
 	struct pvfs_mgr_modified_req modified;
 	struct pvfs_mgr_symlink_req symlink;
 	struct pvfs_mgr_lease_req lease;
+	struct pvfs_mgr_dirty_req dirty;
+	struct pvfs_mgr_resync_req resync;
 } op_req;
 
 static union {
@@ -51,7 +53,10 @@ static union {
 	struct pvfs_mgr_iodstatus_rep iodstatus;
 	struct pvfs_counters_rep counters;
 	struct pvfs_mgr_readlink_rep readlink;
+	struct pvfs_mgr_resync_rep resync;
 } op_rep;
+
+uint32_t mgr_op_reqid;
 
 /* The body of a PVFS_ST_LINK reply: the link a walk stopped at. */
 static struct pvfs_link_rep op_link;
@@ -269,6 +274,7 @@ static int
 mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
     struct pvfs_mgr_attrcap_rep *rep)
 {
+	struct pvfs_dist mirror;
 	struct mgr_rec r;
 	int64_t now = pvfs_now_ns();
 	int rc;
@@ -285,12 +291,17 @@ mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
 	r.ino = mgr_ns_next_ino();
 	if ((rc = mgr_op_dist(&q->dist, r.ino, &r.dist)) != 0)
 		return rc;
+	mirror = r.dist; /* the placement depends on base and pcount */
+	if ((rc = mgr_layout_choose(q->dist.copies, p->dir, &mirror)) != 0)
+		return rc;
 	r.gen = mgr_ns_new_gen();
 	r.mode = q->mode & 07777;
 	r.uid = q->cred.uid;
 	r.gid = mgr_op_new_gid(&q->cred, p->dir);
 	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
 	mgr_journal_log(&r);
+	if (mirror.copies > 1)
+		mgr_layout_log(r.ino, &mirror);
 	return mgr_op_attrcap(mgr_ns_get(r.ino), mgr_op_open_rights(q->flags), rep);
 }
 
@@ -528,7 +539,10 @@ mgr_op_setattr(struct mgr_conn *c, void *rq, void *rp)
 	if ((rc = mgr_op_setattr_owner(q, in, &r)) != 0 ||
 	    (rc = mgr_op_setattr_times(q, in, now, &r)) != 0)
 		return rc;
-	if (r.mask != 0 || (q->mask & PVFS_SA_CHOWN)) {
+	if ((q->mask & PVFS_SA_COPIES) &&
+	    (rc = mgr_layout_set_default(&q->cred, in, q->copies)) != 0)
+		return rc;
+	if (r.mask != 0 || (q->mask & (PVFS_SA_CHOWN | PVFS_SA_COPIES))) {
 		r.mask |= MGR_REC_CTIME;
 		r.ctime_ns = now;
 		mgr_journal_log(&r);
@@ -649,6 +663,8 @@ mgr_op_mkdir(struct mgr_conn *c, void *rq, void *rp)
 	r.atime_ns = r.mtime_ns = r.ctime_ns = r.mset_ns = now;
 	r.next_cookie = 1;
 	mgr_journal_log(&r);
+	if (p.dir->dist.copies != 0) /* a new directory inherits the default */
+		mgr_layout_log(r.ino, &p.dir->dist);
 	return mgr_op_attrcap(mgr_ns_get(r.ino), PVFS_R_SIZE, rp);
 }
 
@@ -981,6 +997,8 @@ static const struct {
 	OP(PVFS_MGR_READLINK, mgr_op_readlink, struct pvfs_mgr_path_req),
 	OP(PVFS_MGR_LINK, mgr_op_link, struct pvfs_mgr_rename_req),
 	OP(PVFS_MGR_LEASE, mgr_lease_op, struct pvfs_mgr_lease_req),
+	OP(PVFS_MGR_DIRTY, mgr_resync_dirty_op, struct pvfs_mgr_dirty_req),
+	OP(PVFS_MGR_RESYNC, mgr_resync_op, struct pvfs_mgr_resync_req),
 };
 
 void
@@ -1028,10 +1046,12 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 		if ((status = mgr_auth_cred(c, cr)) == 0)
 			mgr_perm_squash(cr);
 	}
+	mgr_op_reqid = h->reqid;
 	if (status == 0)
 		status = op_table[op - PVFS_MGR_PING].fn(c, &op_req, &op_rep);
-	mgr_conn_reply(c, op, h->reqid, status,
-	    status == PVFS_ST_LINK ? (void *)&op_link : (void *)&op_rep);
+	if (status != MGR_OP_LATER)
+		mgr_conn_reply(c, op, h->reqid, status,
+		    status == PVFS_ST_LINK ? (void *)&op_link : (void *)&op_rep);
 	pvfs_counters_op(&mgr_counters, op, status, pvfs_mono_ns() - t0);
 	pvfs_msg_free(op, 0, &op_req);
 	pvfs_log_debug("%s: %s -> %d", c->dc.name, pvfs_op_name(op), status);

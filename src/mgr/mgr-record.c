@@ -100,6 +100,37 @@ static const struct pvfs_field rec_orphan_f[] = {
 	PVFS_FSUB(struct mgr_rec, dist, rec_dist_f), PVFS_FEND
 };
 
+/* Mirrored files (mgr-mirror.c): a copy's stale range, its end, and an
+ * iod rebuilt from scratch (its index in rel). */
+static const struct pvfs_field rec_dirty_f[] = {
+	REC_U64(ino), REC_U64(gen), REC_U32(rel), REC_U32(copy),
+	REC_U64(offset), REC_U64(length), REC_U64(dgen), REC_U32(mflags),
+	PVFS_FEND
+};
+
+static const struct pvfs_field rec_clean_f[] = {
+	REC_U64(ino), REC_U64(gen), REC_U32(rel), REC_U32(copy), REC_U64(dgen),
+	PVFS_FEND
+};
+
+static const struct pvfs_field rec_rebuild_f[] = {
+	REC_U32(rel), REC_U64(time), PVFS_FEND
+};
+
+/* Type 16: dist.copies and dist.mshift of inode ino (mirrored files,
+ * directories' defaults); CREATE's and ORPHAN's distribution stays as it
+ * was, so a store without mirrors is byte for byte what it was. */
+static const struct pvfs_field rec_mirror_dist_f[] = {
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, copies),
+	PVFS_FLD(PVFS_F_U16, struct pvfs_dist, mshift),
+	PVFS_FEND
+};
+
+static const struct pvfs_field rec_mirror_f[] = {
+	REC_U64(ino), PVFS_FSUB(struct mgr_rec, dist, rec_mirror_dist_f),
+	PVFS_FEND
+};
+
 /* The table of a record type in a format; NULL for an unknown type. */
 static const struct pvfs_field *
 mgr_record_table(int format, uint8_t type)
@@ -126,6 +157,14 @@ mgr_record_table(int format, uint8_t type)
 		return format >= 2 ? rec_link_f : NULL;
 	case MGR_REC_ORPHAN:
 		return format >= 2 ? rec_orphan_f : NULL;
+	case MGR_REC_DIRTY:
+		return format >= 2 ? rec_dirty_f : NULL;
+	case MGR_REC_CLEAN:
+		return format >= 2 ? rec_clean_f : NULL;
+	case MGR_REC_REBUILD:
+		return format >= 2 ? rec_rebuild_f : NULL;
+	case MGR_REC_MIRROR:
+		return format >= 2 ? rec_mirror_f : NULL;
 	}
 	return NULL;
 }
@@ -165,6 +204,8 @@ mgr_record_decode(struct pvfs_cur *c, int format, struct mgr_rec *r)
 		return -1;
 	if (r->type != MGR_REC_SETATTR && r->type != MGR_REC_END &&
 	    r->type != MGR_REC_ORPHAN && r->type != MGR_REC_FREE &&
+	    r->type != MGR_REC_DIRTY && r->type != MGR_REC_CLEAN &&
+	    r->type != MGR_REC_REBUILD && r->type != MGR_REC_MIRROR &&
 	    !mgr_record_name_ok(r->name, r->namelen))
 		return -1;
 	if (r->type == MGR_REC_RENAME && !mgr_record_name_ok(r->name2, r->namelen2))

@@ -32,6 +32,7 @@ static struct {
 	const char *metadir, *listen, *iodtab, *keyfile;
 	const char *pidfile, *portfile, *logfile;
 	const char *sock; /* Unix socket path, NULL: none */
+	const char *resync_cmd; /* the resync worker, NULL: beside us */
 	enum pvfs_log_level level;
 	int cmd;          /* MGR_CMD_*: run it instead of the daemon */
 	const char *cmd_dir;
@@ -45,7 +46,8 @@ static struct {
 
 enum { OPT_PORT_FILE = 256, OPT_ROOT_SQUASH, OPT_SSIZE, OPT_IDLE_TIMEOUT,
 	OPT_ANONYMOUS, OPT_MUNGE, OPT_MUNGE_SOCKET, OPT_BACKUP, OPT_RESTORE,
-	OPT_SALVAGE, OPT_FSID, OPT_MAX_CONNS, OPT_MAKE_KEY, OPT_ORPHAN_GRACE };
+	OPT_SALVAGE, OPT_FSID, OPT_MAX_CONNS, OPT_MAKE_KEY, OPT_ORPHAN_GRACE,
+	OPT_RESYNC_CMD };
 
 static const struct option mgr_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
@@ -71,6 +73,7 @@ static const struct option mgr_longopts[] = {
 	{ "salvage", required_argument, NULL, OPT_SALVAGE },
 	{ "fsid", required_argument, NULL, OPT_FSID },
 	{ "make-key", required_argument, NULL, OPT_MAKE_KEY },
+	{ "resync-cmd", required_argument, NULL, OPT_RESYNC_CMD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	/* The first spellings, deprecated: the iod's are the project's. */
@@ -142,6 +145,9 @@ mgr_usage(FILE *f)
 	    "                       nobody (default), are refused, or are trusted\n"
 	    "      --munge          accept MUNGE credentials from TCP clients\n"
 	    "      --munge-socket P munged's socket (default: libmunge's)\n"
+	    "      --resync-cmd P   the program that resyncs mirrored files' stale\n"
+	    "                       copies (default: pvfs-resync beside pvfs-mgr;\n"
+	    "                       \"\": none, run pvfs-resync by hand)\n"
 	    "\n"
 	    "Metadata maintenance (no daemon is started; doc/administration.md):\n"
 	    "      --backup DEST    write a consistent copy of METADIR to the new\n"
@@ -262,6 +268,7 @@ mgr_options(int argc, char **argv)
 				    optarg);
 			break;
 		case 'u': opt.sock = optarg; break;
+		case OPT_RESYNC_CMD: opt.resync_cmd = optarg; break;
 		case OPT_MUNGE: mgr.munge = 1; break;
 		case OPT_MUNGE_SOCKET: mgr.munge_sock = optarg; break;
 		case OPT_ANONYMOUS:
@@ -426,6 +433,7 @@ mgr_shutdown(void)
 {
 	mgr_lease_stop();
 	mgr_journal_commit();
+	mgr_resync_stop();
 	mgr_iods_stop();
 	mgr_conn_close_all();
 	mgr_journal_close();
@@ -488,6 +496,7 @@ main(int argc, char **argv)
 	if (opt.sock != NULL)
 		mgr_conn_listen_unix(mgr.unix_fd);
 	mgr_journal_start(mgr.loop, mgr_durable);
+	mgr_resync_start(mgr.loop, opt.resync_cmd, opt.sock);
 	mgr_iods_start(mgr.loop);
 	mgr_lease_start(mgr.loop);
 	pvfs_publish(opt.pidfile, opt.portfile, mgr.bound_port);

@@ -80,6 +80,9 @@ void mgr_conn_listen_unix(int ufd);
  * durable. */
 void mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid,
     int status, const void *rep);
+/* A reply after the request's handler returned (MGR_OP_LATER). */
+void mgr_conn_reply_later(struct mgr_conn *c, uint16_t op, uint32_t reqid,
+    int status, const void *rep);
 /* The journal reached the disk: send every reply held until now. */
 void mgr_conn_release_all(void);
 void mgr_conn_close_all(void);
@@ -93,6 +96,10 @@ typedef int (*mgr_op_fn)(struct mgr_conn *c, void *req, void *rep);
 int mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
     const uint8_t *body);
 void mgr_op_init(void);
+/* A handler's answer when it replies itself later (mgr_conn_reply_later)
+ * to the request mgr_op_reqid names. */
+#define MGR_OP_LATER (-1)
+extern uint32_t mgr_op_reqid;
 /* What the mgr has counted (MGR_COUNTERS); the journal counts its commits
  * in the extra slot. */
 extern struct pvfs_counters mgr_counters;
@@ -134,6 +141,17 @@ void mgr_iods_stop(void);
 int mgr_iods_sockaddr(uint32_t index, struct sockaddr_storage *sa,
     socklen_t *len);
 int mgr_iods_status(struct mgr_conn *c, void *req, void *rep);
+
+/* ---- mgr-layout.c: mirrored files' copies and shift ---- */
+struct mgr_inode;
+/* copies and mshift of a new file of distribution d (base, pcount) in
+ * directory dir, asked (0: dir's default, else 1).  0 or EINVAL. */
+int mgr_layout_choose(uint32_t asked, const struct mgr_inode *dir,
+    struct pvfs_dist *d);
+/* The MIRROR record of ino (after its CREATE, or a directory's default). */
+void mgr_layout_log(uint64_t ino, const struct pvfs_dist *d);
+int mgr_layout_set_default(const struct pvfs_cred *cr,
+    const struct mgr_inode *in, uint32_t copies);
 
 /* ---- mgr-lease.c: open-unlinked files ---- */
 struct mgr_inode;
@@ -279,6 +297,13 @@ enum mgr_rec_type {
 	 * the grace for its holder); older mgrs ignore the bit. */
 #define MGR_ORPHAN_HELD 0x100000u
 	MGR_REC_MKNOD = 12, /* a FIFO, socket or device node */
+	MGR_REC_DIRTY = 13,   /* a copy of a mirrored file misses a range */
+	MGR_REC_CLEAN = 14,   /* a resync made a copy fresh again */
+	MGR_REC_REBUILD = 15, /* every copy on an iod is stale (a new disk) */
+	/* A file's copies and mshift, right after its CREATE or ORPHAN in
+	 * the same batch, or a directory's default copies (dist.copies; a
+	 * directory written before it loads with copies 1). */
+	MGR_REC_MIRROR = 16,
 };
 #define MGR_REC_MODE 0x1u
 #define MGR_REC_UID 0x2u
@@ -310,6 +335,11 @@ struct mgr_rec {
 	/* Not on disk: (parent, name)'s hash when not 0, computed by a load
 	 * ahead of the apply (mgr_ns_prefetch). */
 	uint32_t hash;
+	/* DIRTY, CLEAN (mgr-mirror.c): the copy (ino, gen, rel, copy), its
+	 * local range and flags (DIRTY) and its dirty generation; REBUILD:
+	 * the iod's index in rel. */
+	uint32_t rel, copy, mflags;
+	uint64_t offset, length, dgen;
 };
 
 void mgr_ns_init(void);
@@ -372,6 +402,61 @@ uint64_t mgr_ns_orphan_count(void);
 #define MGR_IS_REG(in) (((in)->mode & 0170000) == 0100000)
 #define MGR_IS_LNK(in) (((in)->mode & 0170000) == 0120000)
 #define MGR_LINK_MAX (PVFS_PATH_MAX - 1) /* a link's text: PATH_MAX - 1 */
+
+/* ---- mgr-mirror.c: stale copies of mirrored files ---- */
+#define MGR_MIRROR_WHOLE 0x1u /* DIRTY: every byte (a rebuilt iod) */
+#define MGR_MIRROR_SIZE 0x2u  /* DIRTY: its size may differ (a truncate) */
+/* One stale (file, rel, copy): the local ranges it misses (whole: all). */
+struct mgr_stale {
+	uint64_t ino, gen;
+	uint32_t rel, copy;
+	uint64_t dgen;          /* DIRTY records applied: a job's check */
+	uint32_t next;          /* ranges (mgr_mirror_extents) */
+	uint64_t bytes;         /* their sum */
+	uint8_t whole, size;
+};
+int mgr_mirror_apply(const struct mgr_rec *r);
+void mgr_mirror_reset(void);
+/* Placement: copy k of rel is on iod (base + rel + k * mshift) mod N. */
+uint32_t mgr_mirror_iod(const struct pvfs_dist *d, uint32_t rel,
+    uint32_t copy);
+uint32_t mgr_mirror_copies(const struct pvfs_dist *d);
+const struct mgr_stale *mgr_mirror_find(uint64_t ino, uint64_t gen,
+    uint32_t rel, uint32_t copy);
+const struct pvfs_extent *mgr_mirror_extents(const struct mgr_stale *st);
+uint64_t mgr_mirror_next_dgen(uint64_t ino, uint64_t gen, uint32_t rel,
+    uint32_t copy);
+/* Every stale copy of a live file (entries of gone files are dropped). */
+int mgr_mirror_walk(int (*fn)(const struct mgr_stale *, void *), void *arg);
+/* The state as DIRTY records, for a snapshot. */
+int mgr_mirror_snap_walk(int (*fn)(const struct mgr_rec *, void *),
+    void *arg);
+uint64_t mgr_mirror_count(void);
+
+/* ---- mgr-resync.c: dirty reports, fencing, resync jobs ---- */
+int mgr_resync_dirty_op(struct mgr_conn *c, void *req, void *rep);
+int mgr_resync_op(struct mgr_conn *c, void *req, void *rep);
+void mgr_resync_conn_gone(struct mgr_conn *c);
+/* mgr-iods.c's news: iod index holds stale set version (after a HELLO),
+ * or refused a connection. */
+void mgr_resync_iod_acked(uint32_t index, uint64_t version);
+void mgr_resync_iod_refused(uint32_t index);
+/* For mgr-iods.c: the iod's stale set version, and its set as IOD_STALE
+ * frames appended to out (their number). */
+uint64_t mgr_resync_version(uint32_t index);
+uint32_t mgr_resync_encode_set(uint32_t index, struct pvfs_buf *out,
+    uint32_t reqid);
+/* cmd: the worker (NULL: pvfs-resync beside pvfs-mgr; "": none); sock:
+ * the mgr's Unix socket, NULL if none. */
+void mgr_resync_start(struct ev_loop *loop, const char *cmd,
+    const char *sock);
+void mgr_resync_stop(void);
+/* mgr-iods.c: the lease a HELLO grants (ms), HELLO now (a stale mark is
+ * waiting), and the monotonic ms when iod index last got one. */
+uint32_t mgr_iods_lease_ms(void);
+void mgr_iods_kick(uint32_t index);
+int64_t mgr_iods_hello_sent_ms(uint32_t index);
+int mgr_iods_ok(uint32_t index);
 
 /* ---- mgr-perm.c: permission checks ---- */
 #define MGR_MAY_X 1

@@ -5,8 +5,9 @@ PVFS_TOOLS = pvfs-ls pvfs-cp pvfs-rm pvfs-mkdir pvfs-rmdir pvfs-mv \
 	pvfs-stat pvfs-ping pvfs-df pvfs-chmod pvfs-chown pvfs-truncate \
 	pvfs-du pvfs-counters
 bin_PROGRAMS += $(PVFS_TOOLS) pvfs-bench
-# pvfs-fsck needs the mgr's admin right (root or the daemons' user).
-sbin_PROGRAMS += pvfs-fsck
+# pvfs-fsck and pvfs-resync need the mgr's admin right (root or the
+# daemons' user).
+sbin_PROGRAMS += pvfs-fsck pvfs-resync
 bin_SCRIPTS += pvfs-local
 noinst_LTLIBRARIES += libpvfs-tools.la
 libpvfs_tools_la_SOURCES = src/tools/tools.h src/tools/tools-common.c \
@@ -38,6 +39,8 @@ pvfs_truncate_SOURCES = src/tools/pvfs-truncate.c
 pvfs_truncate_LDADD = $(TOOLS_LIBS)
 pvfs_fsck_SOURCES = src/tools/pvfs-fsck.c
 pvfs_fsck_LDADD = $(TOOLS_LIBS)
+pvfs_resync_SOURCES = src/tools/pvfs-resync.c
+pvfs_resync_LDADD = $(TOOLS_LIBS)
 pvfs_du_SOURCES = src/tools/pvfs-du.c
 pvfs_du_LDADD = $(TOOLS_LIBS)
 pvfs_counters_SOURCES = src/tools/pvfs-counters.c

@@ -31,6 +31,8 @@ static const char usage[] =
 "      --base B         first iod of created PVFS files\n"
 "      --pcount P       number of iods created PVFS files are striped over\n"
 "      --ssize S        stripe size of created PVFS files (e.g. 64k, 1M)\n"
+"      --mirror[=N]     created PVFS files keep N copies (default 2) of every\n"
+"                       stripe on distinct iods (mirrored files)\n"
 "                       An existing file keeps the layout it was created\n"
 "                       with: asking for another is reported (exit 1) and\n"
 "                       the data is still copied; -f recreates the file.\n"
@@ -41,7 +43,7 @@ static const char usage[] =
 "Each copy checks that every byte arrived; exit status 0 if all copies\n"
 "succeeded, 1 if any failed, 2 on bad usage.\n";
 
-enum { OPT_BASE = 0x100, OPT_PCOUNT, OPT_SSIZE, OPT_PROGRESS };
+enum { OPT_BASE = 0x100, OPT_PCOUNT, OPT_SSIZE, OPT_PROGRESS, OPT_MIRROR };
 
 static const struct option longopts[] = {
 	{ "recursive", no_argument, NULL, 'r' },
@@ -53,6 +55,7 @@ static const struct option longopts[] = {
 	{ "base", required_argument, NULL, OPT_BASE },
 	{ "pcount", required_argument, NULL, OPT_PCOUNT },
 	{ "ssize", required_argument, NULL, OPT_SSIZE },
+	{ "mirror", optional_argument, NULL, OPT_MIRROR },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	TOOL_COMMON_OPTS,
 	{ NULL, 0, NULL, 0 }
@@ -201,7 +204,7 @@ cp_check_iods(const char *dst)
 	uint32_t n;
 	int rc;
 
-	if ((opts.dist.pcount < 0 && opts.dist.base < 0) ||
+	if ((opts.dist.pcount < 0 && opts.dist.base < 0 && opts.copies == 0) ||
 	    strcmp(dst, "-") == 0 || !tool_is_pvfs(dst) ||
 	    (a = pvfs_admin_open(dst)) == NULL)
 		return;
@@ -212,6 +215,11 @@ cp_check_iods(const char *dst)
 	if (opts.dist.pcount > (int32_t)n) {
 		tool_errmsg(NULL, "--pcount %d: the file system has only %u iod%s",
 		    opts.dist.pcount, n, n == 1 ? "" : "s");
+		exit(TOOL_EXIT_FAIL);
+	}
+	if (opts.copies > (int)n) {
+		tool_errmsg(NULL, "--mirror=%d: the file system has only %u iod%s",
+		    opts.copies, n, n == 1 ? "" : "s");
 		exit(TOOL_EXIT_FAIL);
 	}
 	if (opts.dist.base >= (int32_t)n) {
@@ -269,6 +277,11 @@ cp_options(int argc, char **argv)
 			break;
 		case OPT_PROGRESS:
 			opts.progress = 1;
+			break;
+		case OPT_MIRROR:
+			opts.copies = optarg == NULL ? 2 : (int)tool_parse_long(
+			    optarg, 1, PVFS_COPIES_MAX, "mirror");
+			opts.have_dist = 1;
 			break;
 		default:
 			tool_usage_error("invalid option");

@@ -83,7 +83,7 @@ static int opt_repair, opt_quiet;
 /* One stripe file as an iod listed it. */
 struct fsck_stripe {
 	uint64_t ino, gen, size;
-	uint32_t iod;
+	uint32_t iod, copy;
 };
 
 /* A live file's iod that holds less than a dense file would. */
@@ -134,27 +134,26 @@ fsck_stripe_add(struct fsck *f, uint32_t iod, const struct pvfs_stripe_info *e)
 	s->gen = e->gen;
 	s->size = e->size;
 	s->iod = iod;
+	s->copy = e->copy;
 }
 
 /* Every stripe file of iod iod, subdirectory by subdirectory.  0 or -1. */
 static int
 fsck_scan_iod(struct fsck *f, uint32_t iod)
 {
-	struct pvfs_stripe_info *v;
-	struct fsck_stripe after;
+	struct pvfs_stripe_info *v, after;
 	uint32_t sub, i, n;
 	int eof;
 
 	for (sub = 0; sub < 256; sub++) {
 		memset(&after, 0, sizeof(after));
 		do {
-			if (pvfs_admin_stripes(f->a, iod, sub, after.ino,
-			    after.gen, &v, &n, &eof) != 0)
+			if (pvfs_admin_stripes(f->a, iod, sub, &after, &v, &n,
+			    &eof) != 0)
 				return -1;
 			for (i = 0; i < n; i++) {
 				fsck_stripe_add(f, iod, &v[i]);
-				after.ino = v[i].ino;
-				after.gen = v[i].gen;
+				after = v[i];
 			}
 			eof = eof || n == 0;
 			free(v);
@@ -189,6 +188,8 @@ fsck_stripe_cmp(const void *a, const void *b)
 		return x->ino < y->ino ? -1 : 1;
 	if (x->gen != y->gen)
 		return x->gen < y->gen ? -1 : 1;
+	if (x->copy != y->copy)
+		return x->copy < y->copy ? -1 : 1;
 	return x->iod < y->iod ? -1 : x->iod > y->iod;
 }
 
@@ -203,7 +204,7 @@ fsck_orphan(struct fsck *f, const struct fsck_stripe *s)
 	f->orphans++;
 	f->orphan_bytes += s->size;
 	if (opt_repair) {
-		if (pvfs_admin_purge(f->a, s->iod, s->ino, s->gen) == 0) {
+		if (pvfs_admin_purge(f->a, s->iod, s->ino, s->gen, s->copy) == 0) {
 			f->removed++;
 			done = ", removed";
 		} else {
@@ -215,11 +216,16 @@ fsck_orphan(struct fsck *f, const struct fsck_stripe *s)
 			f->status |= FSCK_OPERROR;
 		}
 	}
-	if (!opt_quiet)
+	if (!opt_quiet && s->copy == 0)
 		printf("orphan: iod %u inode %llu gen %016llx bytes %llu%s\n",
 		    s->iod, (unsigned long long)s->ino,
 		    (unsigned long long)s->gen, (unsigned long long)s->size,
 		    done);
+	else if (!opt_quiet)
+		printf("orphan: iod %u inode %llu gen %016llx copy %u bytes "
+		    "%llu%s\n", s->iod, (unsigned long long)s->ino,
+		    (unsigned long long)s->gen, s->copy,
+		    (unsigned long long)s->size, done);
 }
 
 /* The live file of inode ino among the mgr's v[0 .. n) (ascending), or
@@ -242,13 +248,16 @@ fsck_live_find(const struct pvfs_ino_info *v, uint32_t n, uint64_t ino)
 	return NULL;
 }
 
-/* iod's position in a file of distribution d, or d->pcount if the file
- * has no part there. */
+/* iod's position in copy copy of a file of distribution d, or d->pcount
+ * if that copy has no part there. */
 static uint32_t
-fsck_rel(const struct fsck *f, const struct pvfs_ino_info *d, uint32_t iod)
+fsck_rel(const struct fsck *f, const struct pvfs_ino_info *d, uint32_t iod,
+    uint32_t copy)
 {
 	uint32_t niods = f->niods;
-	uint32_t rel = (iod + niods - d->base % niods) % niods;
+	uint64_t first = ((uint64_t)d->base + (uint64_t)copy * d->mshift) %
+	    niods;
+	uint32_t rel = (uint32_t)((iod + niods - first) % niods);
 
 	return rel < d->pcount ? rel : d->pcount;
 }
@@ -278,7 +287,7 @@ fsck_check_file(struct fsck *f, const struct pvfs_ino_info *d,
     const struct fsck_stripe *s, size_t n)
 {
 	uint64_t size = 0, end, want;
-	uint32_t rel, iod;
+	uint32_t rel, iod, k, copy;
 	size_t i, j;
 	int found = 0;
 
@@ -286,16 +295,19 @@ fsck_check_file(struct fsck *f, const struct pvfs_ino_info *d,
 	if (d->pcount == 0 || d->pcount > f->niods || d->ssize == 0)
 		return;
 	for (i = 0; i < n; i++) {
-		if ((rel = fsck_rel(f, d, s[i].iod)) == d->pcount)
+		if ((rel = fsck_rel(f, d, s[i].iod, s[i].copy)) == d->pcount)
 			continue;
 		end = pvfs_stripe_logical_end(s[i].size, d->pcount, d->ssize,
 		    rel);
 		size = end > size ? end : size;
 	}
-	for (rel = 0; rel < d->pcount; rel++) {
-		iod = (uint32_t)(((uint64_t)d->base + rel) % f->niods);
+	for (k = 0; k < d->copies * d->pcount; k++) {
+		copy = k / d->pcount;
+		rel = k % d->pcount;
+		iod = (uint32_t)(((uint64_t)d->base + rel +
+		    (uint64_t)copy * d->mshift) % f->niods);
 		want = pvfs_stripe_local_size(size, d->pcount, d->ssize, rel);
-		for (j = 0; j < n && s[j].iod != iod; j++)
+		for (j = 0; j < n && (s[j].iod != iod || s[j].copy != copy); j++)
 			;
 		if (want == 0 || (j < n && s[j].size >= want))
 			continue;
@@ -315,7 +327,10 @@ fsck_judge(struct fsck *f, const struct pvfs_ino_info *v, uint32_t nv,
 	size_t i;
 
 	if (live != NULL && live->gen == s->gen) {
-		fsck_check_file(f, live, s, n);
+		/* A copy the file does not have is left over (sorted last). */
+		for (i = n; i > 0 && s[i - 1].copy >= live->copies; i--)
+			fsck_orphan(f, &s[i - 1]);
+		fsck_check_file(f, live, s, i);
 		return;
 	}
 	for (i = 0; i < n; i++)

@@ -13,13 +13,15 @@
 #include <unistd.h>
 
 #include "libpvfs/pvfs-client.h"
+#include "libpvfs/pvfs-internal.h"
 #include "tools.h"
 
 static const char usage[] =
 "Usage: pvfs-ping [OPTION]... [PATH]...\n"
 "Check the mgr of each file system and every iod the mgr lists: reachable,\n"
 "protocol version, round-trip time and free space; then the mgr's view of\n"
-"each iod from its HELLOs: same key, data directory label, clock skew.\n"
+"each iod from its HELLOs: same key, data directory label, clock skew;\n"
+"and the mirrored files left degraded by an iod's absence, if any.\n"
 "The file systems are\n"
 "those of the PATHs (a mount prefix or a pvfs://host:port URL), of -m, or,\n"
 "with neither, every entry of the pvfstab.\n"
@@ -164,6 +166,34 @@ ping_auth(const char *what, int auth)
 		    "the mgr's Unix socket (doc/security.md)\n", what);
 }
 
+/* Mirrored files with stale copies (MGR_RESYNC STATUS, which anyone may
+ * ask): a warning, with the resync's progress; nothing when none. */
+static void
+ping_mirrors(const char *path)
+{
+	struct pvfs_mgr_resync_req q;
+	struct pvfs_mgr_resync_rep rep;
+	struct client_fs *fs;
+	char left[32];
+
+	memset(&q, 0, sizeof(q));
+	pvfs_client_cred(&q.cred);
+	q.what = PVFS_RESYNC_STATUS;
+	memset(&rep, 0, sizeof(rep));
+	if (pvfs_admin_fs(path, &fs) != 0 ||
+	    pvfs_conn_rpc(fs, PVFS_MGR_RESYNC, &q, &rep) != 0) {
+		printf("mgr: FAILED: mirror status: %s\n", strerror(errno));
+		return;
+	}
+	if (rep.stale > 0)
+		printf("mirrors: warning: %llu degraded files (%llu stale copies), "
+		    "%s left to resync (pvfs-resync --list)\n",
+		    (unsigned long long)rep.degraded,
+		    (unsigned long long)rep.stale,
+		    tool_human(rep.bytes_left, left, sizeof(left)));
+	pvfs_msg_free(PVFS_MGR_RESYNC, 1, &rep);
+}
+
 /* One file system: its mgr, then every iod; the number of failures. */
 static int
 ping_fs(const char *path)
@@ -208,6 +238,7 @@ ping_fs(const char *path)
 	if ((dis = ping_iodstatus(a)) != 0)
 		tool_errmsg(path, "the mgr finds %d of %u iods wrong or unreachable",
 		    dis, niods);
+	ping_mirrors(path);
 	pvfs_admin_close(a);
 	return bad + dis;
 }

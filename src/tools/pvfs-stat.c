@@ -65,6 +65,44 @@ stat_ids(const struct stat *st)
 	    pw ? pw->pw_name : "?", (unsigned)st->st_gid, gr ? gr->gr_name : "?");
 }
 
+/* A mirrored file: where each copy of each part is, and whether its iod
+ * answered. */
+static int
+stat_copies(const char *path, struct pvfs_admin *a,
+    const struct pvfs_attr_info *d)
+{
+	struct pvfs_part_info *parts;
+	uint32_t i, max = d->pcount * d->copies;
+	char addr[300];
+	int n;
+
+	printf("  Dist: base %u  pcount %u  ssize %u  copies %u  mshift %u\n",
+	    d->base, d->pcount, d->ssize, d->copies, d->mshift);
+	parts = tool_xmalloc(max * sizeof(*parts));
+	if ((n = pvfs_admin_parts(path, parts, max)) < 0) {
+		tool_err(path, errno);
+		free(parts);
+		return -1;
+	}
+	printf("  %4s %4s %4s  %-24s %15s %15s  %s\n", "part", "copy", "iod",
+	    "address", "bytes", "allocated", "state");
+	for (i = 0; i < (uint32_t)n; i++) {
+		pvfs_admin_iod_addr(a, parts[i].iod, addr, sizeof(addr));
+		if (parts[i].err != 0) {
+			printf("  %4u %4u %4u  %-24s %15s %15s  down (%s)\n",
+			    parts[i].rel, parts[i].copy, parts[i].iod, addr, "-",
+			    "-", strerror(parts[i].err));
+			continue;
+		}
+		printf("  %4u %4u %4u  %-24s %15llu %15llu  ok\n", parts[i].rel,
+		    parts[i].copy, parts[i].iod, addr,
+		    (unsigned long long)parts[i].local_size,
+		    (unsigned long long)parts[i].blocks * 512);
+	}
+	free(parts);
+	return 0;
+}
+
 /* The distribution and what each iod holds. */
 static int
 stat_parts(const char *path, struct pvfs_admin *a,
@@ -76,6 +114,8 @@ stat_parts(const char *path, struct pvfs_admin *a,
 	uint32_t i;
 	int n;
 
+	if (d->copies > 1)
+		return stat_copies(path, a, d);
 	printf("  Dist: base %u  pcount %u  ssize %u\n", d->base, d->pcount,
 	    d->ssize);
 	parts = tool_xmalloc(d->pcount * sizeof(*parts));

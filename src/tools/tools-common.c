@@ -478,13 +478,15 @@ tool_lchown(const char *path, uid_t uid, gid_t gid)
 
 int
 tool_open(const char *path, int flags, mode_t mode,
-    const struct pvfs_filestat *dist, struct tool_fd *f)
+    const struct pvfs_filestat *dist, int copies, struct tool_fd *f)
 {
 	struct pvfs_filestat d;
 
 	f->pvfs = tool_is_pvfs(path);
 	if (!f->pvfs)
 		f->fd = open(path, flags | O_CLOEXEC, mode);
+	else if (copies > 0)
+		f->fd = pvfs_open_mirror(path, flags, mode, dist, copies);
 	else if (dist != NULL && (flags & O_CREAT)) {
 		d = *dist;
 		f->fd = pvfs_open(path, flags | PVFS_O_META, mode, &d);

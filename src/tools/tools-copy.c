@@ -298,7 +298,7 @@ copy_open_src(struct copy_job *j, struct stat *st)
 		j->expect = -1;
 		return 0;
 	}
-	if (tool_open(j->src, O_RDONLY, 0, NULL, &j->in) != 0 ||
+	if (tool_open(j->src, O_RDONLY, 0, NULL, 0, &j->in) != 0 ||
 	    tool_fstat(&j->in, st) != 0) {
 		tool_err(j->src, errno);
 		if (j->in.fd >= 0)
@@ -356,6 +356,8 @@ copy_layout_check(const char *dst, const struct tool_copy_opts *o)
 	    a.pcount);
 	copy_layout_diff(want, have, sizeof(want), "ssize", o->dist.ssize,
 	    a.ssize);
+	copy_layout_diff(want, have, sizeof(want), "mirror", o->copies > 0 ?
+	    o->copies : -1, a.copies);
 	if (want[0] != '\0')
 		tool_errmsg(dst, "exists, so %s is not applied: a file's layout "
 		    "is fixed when it is created (it keeps %s); -f recreates it",
@@ -393,7 +395,7 @@ copy_open_dst(struct copy_job *j, const struct stat *sst,
 		exists = 0;
 	if (exists && S_ISREG(st.st_mode))
 		copy_layout_check(j->dst, o);
-	if (tool_open(j->dst, flags, mode, d, &j->out) != 0) {
+	if (tool_open(j->dst, flags, mode, d, o->copies, &j->out) != 0) {
 		/* "dir/" that is not there: cp says ENOTDIR, not EISDIR */
 		err = errno == EISDIR && len > 0 && j->dst[len - 1] == '/' ?
 		    ENOTDIR : errno;

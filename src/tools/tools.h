@@ -106,9 +106,10 @@ int tool_lstat_meta(const char *path, struct stat *st);
 int tool_readlink(const char *path, char *buf, size_t len);
 int tool_symlink(const char *target, const char *path);
 int tool_lchown(const char *path, uid_t uid, gid_t gid);
-/* dist != NULL asks for a distribution when a PVFS file is created. */
+/* dist != NULL asks for a distribution, copies > 0 for that many copies
+ * (a mirrored file), when a PVFS file is created. */
 int tool_open(const char *path, int flags, mode_t mode,
-    const struct pvfs_filestat *dist, struct tool_fd *f);
+    const struct pvfs_filestat *dist, int copies, struct tool_fd *f);
 ssize_t tool_read(struct tool_fd *f, void *buf, size_t n);
 ssize_t tool_write(struct tool_fd *f, const void *buf, size_t n);
 ssize_t tool_pread(struct tool_fd *f, void *buf, size_t n, off_t off);
@@ -140,6 +141,7 @@ struct tool_copy_opts {
 	int progress;   /* draw a progress bar on stderr */
 	int have_dist;  /* new PVFS files get dist */
 	struct pvfs_filestat dist;
+	int copies;     /* --mirror: new PVFS files get copies (0: default) */
 };
 /* "prog: PRE 'path'POST: strerror(err)", coreutils' form of cp's errors
  * ("cannot create regular file 'x': No such file or directory"). */

@@ -126,7 +126,8 @@ journal_seeds(const char *dir)
 	static const int types[] = { MGR_REC_CREATE, MGR_REC_MKDIR,
 		MGR_REC_UNLINK, MGR_REC_RMDIR, MGR_REC_RENAME, MGR_REC_SETATTR,
 		MGR_REC_SYMLINK, MGR_REC_LINK, MGR_REC_ORPHAN, MGR_REC_FREE,
-		MGR_REC_MKNOD, MGR_REC_END };
+		MGR_REC_MKNOD, MGR_REC_MIRROR, MGR_REC_DIRTY, MGR_REC_CLEAN,
+		MGR_REC_REBUILD, MGR_REC_END };
 	struct mgr_batch b;
 	struct pvfs_buf out, one;
 	struct mgr_rec r;
@@ -152,6 +153,13 @@ journal_seeds(const char *dir)
 		r.namelen2 = 5;
 		r.target = "../target";
 		r.targetlen = 9;
+		r.dist.copies = t == MGR_REC_MIRROR ? 2 : 0;
+		r.dist.mshift = t == MGR_REC_MIRROR ? 1 : 0;
+		r.rel = 1;
+		r.copy = 1;
+		r.offset = 4096;
+		r.length = t == MGR_REC_DIRTY ? 8192 : 0;
+		r.dgen = 1;
 		mgr_batch_add(&b, &r);
 		if (i % 2 == 1) {
 			mgr_batch_seal(&b, (uint64_t)++seq, FUZZ_SALT);

@@ -706,7 +706,8 @@ static int
 raw_read_list(const struct pvfs_cap *cap, uint32_t rel,
     struct pvfs_pattern *seg, uint32_t nseg, int64_t max_ms)
 {
-	struct pvfs_iod_read_list_req req = { *cap, rel, nseg, seg };
+	struct pvfs_iod_read_list_req req = { .cap = *cap, .rel = rel,
+		.nseg = nseg, .seg = seg };
 	struct pvfs_iod_read_rep rep;
 	struct pvfs_hdr h;
 	uint8_t body[64], *stream;
@@ -790,8 +791,8 @@ test_hostile_list_work(void **state)
 	/* WRITE_LIST: refused before its stream_len is even looked at. */
 	for (rel = 0; rel < cap.dist.pcount; rel++) {
 		fd = raw_connect_rel(&cap, rel);
-		wreq = (struct pvfs_iod_write_list_req){ cap, rel,
-			PVFS_LIST_MAX, seg, 1ULL << 36 };
+		wreq = (struct pvfs_iod_write_list_req){ .cap = cap, .rel = rel,
+			.nseg = PVFS_LIST_MAX, .seg = seg, .stream_len = 1ULL << 36 };
 		t0 = pvfs_mono_ms();
 		raw_send_frame(fd, PVFS_IOD_WRITE_LIST, 0, &wreq);
 		assert_int_equal(raw_status(fd, &h), EINVAL);

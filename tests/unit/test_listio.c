@@ -73,7 +73,8 @@ static void
 check_segments(const struct shape *s, const struct pvfs_pattern *seg,
     uint32_t nseg)
 {
-	struct pvfs_dist d = { s->base, s->pcount, s->ssize };
+	struct pvfs_dist d = { .base = s->base, .pcount = s->pcount,
+	    .ssize = s->ssize };
 	struct pvfs_stripe_iter it;
 	struct pvfs_piece pc;
 	struct mbyte *m;

@@ -147,7 +147,7 @@ test_logical_end_recovers_size(void **state)
 static void
 test_rel_and_abs(void **state)
 {
-	struct pvfs_dist d = { 3, 4, 65536 };
+	struct pvfs_dist d = { .base = 3, .pcount = 4, .ssize = 65536 };
 	uint32_t mrel;
 	uint64_t L, mlocal;
 	int i;

@@ -1,0 +1,316 @@
+/*
+ * iod-mirror.c - fencing of mirrored files' copies at the iod
+ * (doc/design.md, "Mirrored files").
+ *
+ * The mgr tells the iod which of its copies are stale (IOD_STALE, over
+ * its HELLO connection) and grants a mirror lease with each HELLO, valid
+ * only while the iod holds the set version the HELLO names.  A read of a
+ * copy of a mirrored file is served only under the lease and if the copy
+ * is not stale; otherwise ENODATA sends the client to another copy.
+ * Writes to a stale copy are taken (their bytes are the newest) and their
+ * local ranges kept, so that a resync (an IOD_WRITE under a capability
+ * with PVFS_R_RESYNC) leaves them alone.  A resync write is refused
+ * (ESTALE) for a copy that is not stale, or that became stale here after
+ * the resync's capability was minted: the bytes it carries may have been
+ * read before a client's write this iod did not record (a restart loses
+ * the set and its ranges).  Nothing here is durable: an iod that starts
+ * has no lease and no set until the mgr's next HELLO.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iod.h"
+
+#define IM_HASH 1024u
+#define IM_RANGES_MAX 1024u  /* client-written ranges kept per copy */
+
+struct im_copy {
+	struct im_copy *hnext;
+	uint64_t ino, gen;
+	uint32_t rel, copy;
+	uint64_t epoch;          /* the set transfer that listed it last */
+	int64_t since_s;         /* stale here since (mgr clock, seconds) */
+	struct pvfs_extent *w;   /* ranges clients wrote since, sorted */
+	uint32_t nw, wcap;
+	int overflow;            /* too many: every resync write refused */
+};
+
+static struct im_copy *im_tab[IM_HASH];
+static uint64_t im_version;  /* of the complete set held; 0: none */
+static uint64_t im_epoch;
+static int im_in_set;        /* between PVFS_STALE_SET and _END */
+static int64_t im_lease_until; /* monotonic ms */
+
+static size_t
+im_hash(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)rel << 8) ^ copy;
+
+	return (size_t)((h ^ (h >> 29)) % IM_HASH);
+}
+
+static struct im_copy **
+im_slot(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	struct im_copy **pp = &im_tab[im_hash(ino, rel, copy)];
+
+	while (*pp != NULL && ((*pp)->ino != ino || (*pp)->rel != rel ||
+	    (*pp)->copy != copy))
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+static struct im_copy *
+im_find(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
+{
+	struct im_copy *m = *im_slot(ino, rel, copy);
+
+	return m != NULL && m->gen == gen ? m : NULL;
+}
+
+static void
+im_drop(struct im_copy **pp)
+{
+	struct im_copy *m = *pp;
+
+	*pp = m->hnext;
+	free(m->w);
+	free(m);
+}
+
+static void
+im_mark(const struct pvfs_stale_ent *e, uint32_t flags)
+{
+	struct im_copy **pp = im_slot(e->ino, e->rel, e->copy), *m;
+
+	if (*pp != NULL && (flags & PVFS_STALE_CLEAR || (*pp)->gen != e->gen))
+		im_drop(pp);
+	if (flags & PVFS_STALE_CLEAR)
+		return;
+	if ((m = *pp) == NULL) {
+		if ((m = calloc(1, sizeof(*m))) == NULL)
+			pvfs_fatal("out of memory (stale copy)");
+		m->ino = e->ino;
+		m->gen = e->gen;
+		m->rel = e->rel;
+		m->copy = e->copy;
+		m->since_s = iod_label_now();
+		*pp = m;
+	}
+	m->epoch = im_epoch;
+}
+
+/* The end of a whole set: copies it did not list are fresh again. */
+static void
+im_sweep(void)
+{
+	struct im_copy **pp;
+	size_t h;
+
+	for (h = 0; h < IM_HASH; h++) {
+		for (pp = &im_tab[h]; *pp != NULL;) {
+			if ((*pp)->epoch != im_epoch)
+				im_drop(pp);
+			else
+				pp = &(*pp)->hnext;
+		}
+	}
+}
+
+/* IOD_STALE: only the mgr mints PVFS_R_MIRROR. */
+int
+iod_mirror_stale(struct iod_conn *c, union iod_req *req, union iod_rep *rep)
+{
+	const struct pvfs_iod_stale_req *r = &req->stale;
+	int64_t now = iod_label_now();
+	uint32_t i;
+	int why;
+
+	(void)c;
+	(void)rep;
+	if (pvfs_cap_check(&r->cap, iod.key, iod.keylen, PVFS_R_MIRROR, now,
+	    iod.label.fsid, &why) != 0) {
+		iod_op_cap_log(&r->cap, why, now);
+		return EACCES;
+	}
+	if (r->flags & PVFS_STALE_SET) {
+		im_epoch++;
+		im_in_set = 1;
+	}
+	if (r->flags & ~(PVFS_STALE_SET | PVFS_STALE_END | PVFS_STALE_CLEAR) ||
+	    ((r->flags & PVFS_STALE_CLEAR) && im_in_set))
+		return EINVAL;
+	im_version = 0; /* no lease until the whole change is here */
+	im_lease_until = 0;
+	for (i = 0; i < r->n; i++)
+		im_mark(&r->ents[i], r->flags);
+	if (im_in_set && !(r->flags & PVFS_STALE_END))
+		return 0;
+	if (im_in_set)
+		im_sweep();
+	im_in_set = 0;
+	im_version = r->version;
+	return 0;
+}
+
+/* HELLO (key and label verified): grant the lease if we hold the set it
+ * names, for lease_ms from now and never past the HELLO's own time plus
+ * lease_ms on the mgr's clock as known before it (a HELLO that waited in
+ * a buffer, behind a stopped iod, grants little or nothing).  The reply
+ * says which set we hold. */
+void
+iod_mirror_hello(const struct pvfs_iod_hello_req *r, int64_t mgr_now_ns,
+    struct pvfs_iod_hello_rep *h)
+{
+	int64_t now = pvfs_mono_ms(), left;
+
+	h->stale_version = im_version;
+	if (im_version == 0 || r->stale_version != im_version) {
+		im_lease_until = 0; /* the mgr knows of marks we lack */
+		return;
+	}
+	left = (r->mgr_ns - mgr_now_ns) / 1000000 + r->lease_ms;
+	if (left > (int64_t)r->lease_ms)
+		left = r->lease_ms;
+	if (left <= 0)
+		return;
+	im_lease_until = now + left;
+	h->flags |= PVFS_HELLO_LEASE;
+}
+
+/* May copy `copy` of part rel of cap's file be read here? */
+int
+iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
+{
+	if (cap->dist.copies <= 1)
+		return 0;
+	if (pvfs_mono_ms() >= im_lease_until)
+		return ENODATA;
+	return im_find(cap->ino, cap->gen, rel, copy) != NULL ? ENODATA : 0;
+}
+
+/* A write's plan (iod_xfer's mirror field): NULL for a copy that needs
+ * nothing, else the stale copy, and whether it is a resync's; ESTALE in
+ * *err refuses a resync write (see the top). */
+struct im_copy *
+iod_mirror_write_start(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, int *resync, int *err)
+{
+	struct im_copy *m = cap->dist.copies > 1 ?
+	    im_find(cap->ino, cap->gen, rel, copy) : NULL;
+
+	*err = 0;
+	*resync = (cap->rights & PVFS_R_RESYNC) != 0;
+	if (!*resync)
+		return m;
+	if (m == NULL || m->overflow ||
+	    m->since_s >= cap->expiry - PVFS_CAP_LIFETIME)
+		*err = ESTALE;
+	return m;
+}
+
+/* Keep [off, off + len) as written by a client. */
+static void
+im_wrote(struct im_copy *m, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len;
+	uint32_t i, j;
+	struct pvfs_extent *e;
+
+	for (i = 0; i < m->nw && m->w[i].offset + m->w[i].length < off; i++)
+		;
+	for (j = i; j < m->nw && m->w[j].offset <= end; j++) {
+		if (m->w[j].offset < off)
+			off = m->w[j].offset;
+		if (m->w[j].offset + m->w[j].length > end)
+			end = m->w[j].offset + m->w[j].length;
+	}
+	if (j == i && m->nw == m->wcap) {
+		if (m->wcap == IM_RANGES_MAX) {
+			m->overflow = 1; /* a resync must start over */
+			return;
+		}
+		m->wcap = m->wcap ? m->wcap * 2 : 8;
+		if ((e = realloc(m->w, m->wcap * sizeof(*e))) == NULL)
+			pvfs_fatal("out of memory (written ranges)");
+		m->w = e;
+	}
+	memmove(&m->w[i + 1], &m->w[j], (m->nw - j) * sizeof(*m->w));
+	m->nw = m->nw - (j - i) + 1;
+	m->w[i].offset = off;
+	m->w[i].length = end - off;
+}
+
+static int
+im_pwrite(int fd, const uint8_t *buf, uint64_t len, uint64_t off)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(fd, buf, len, (off_t)off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return errno;
+		if (n == 0)
+			return ENOSPC;
+		buf += n;
+		len -= (uint64_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* One run of a write to a stale copy: a client's is written and kept; a
+ * resync's is written except where clients wrote. */
+int
+iod_mirror_pwrite(struct im_copy *m, int resync, int fd, const uint8_t *buf,
+    uint64_t len, uint64_t off)
+{
+	uint64_t end = off + len, a, b;
+	uint32_t i;
+	int err;
+
+	if (!resync) {
+		if ((err = im_pwrite(fd, buf, len, off)) == 0)
+			im_wrote(m, off, len);
+		return err;
+	}
+	if (m->overflow)
+		return ESTALE;
+	for (i = 0, a = off; a < end; i++) {
+		while (i < m->nw && m->w[i].offset + m->w[i].length <= a)
+			i++;
+		b = i < m->nw && m->w[i].offset < end ? m->w[i].offset : end;
+		if (b > a && (err = im_pwrite(fd, buf + (a - off), b - a, a)) != 0)
+			return err;
+		if (b >= end)
+			break;
+		a = m->w[i].offset + m->w[i].length; /* skip the client's bytes */
+	}
+	return 0;
+}
+
+/* A copy written by a resync is also given its size (IOD_TRUNCATE under
+ * PVFS_R_RESYNC): refused as a write would be, and never below the end
+ * of what clients wrote to it meanwhile (*local raised). */
+int
+iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, uint64_t *local)
+{
+	struct im_copy *m;
+	uint64_t end;
+	int resync, err;
+
+	m = iod_mirror_write_start(cap, rel, copy, &resync, &err);
+	if (err != 0)
+		return err;
+	if (m->nw > 0) {
+		end = m->w[m->nw - 1].offset + m->w[m->nw - 1].length;
+		if (end > *local)
+			*local = end;
+	}
+	return 0;
+}

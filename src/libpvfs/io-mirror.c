@@ -1,0 +1,614 @@
+/*
+ * io-mirror.c - reads, writes, size, truncate and fsync of a mirrored file
+ * (copies > 1; doc/design.md, "Mirrored files").
+ *
+ * Writes, truncates and fsyncs go to every copy in one engine run.  A copy
+ * lost to a dead or unreachable iod (refused, reset, timed out) while
+ * another copy took the operation is reported dirty (mirror-report.h)
+ * before the call returns; any other error is the call's errno, and the
+ * copies that took the bytes still make the others dirty.  Reads and sizes
+ * ask one copy per rel, chosen to spread the request over the iods, and on
+ * a lost iod or ENODATA (a fenced or stale copy) ask the next copy within
+ * the same call; a failed iod is then avoided for MIO_AVOID_MS.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io-op.h"
+#include "mirror-report.h"
+
+#define MIO_AVOID_MS 3000 /* how long reads avoid a failed iod */
+#define MIO_RETRIES 2     /* new tries after a dead pooled socket or an old key */
+
+/* One rel of an operation. */
+struct mio_rel {
+	uint8_t want;         /* the operation touches it */
+	uint8_t done;         /* one copy answered (reads, sizes) */
+	uint8_t tried;        /* copies that failed over (bits) */
+	uint8_t ok, lost;     /* copies that took it, that were lost (bits) */
+	int err;              /* a copy's error other than lost */
+	int lost_err;         /* why the last lost copy was */
+	uint32_t lost_iod;
+	uint64_t lo, hi;      /* writes: local bytes touched in the stripe file */
+};
+
+struct mio {
+	struct io_file *f;
+	struct client_fs *fs;
+	uint32_t pcount, copies;
+	uint16_t opc;         /* 0: data (write says which way), else SIZE,
+	                       * TRUNCATE or FSYNC */
+	int write;
+	uint64_t arg;
+	const struct io_segs *sg;
+	const struct iovec *iov;
+	int iovcnt;
+	struct pvfs_pattern *sub;
+	struct mio_rel *rel;
+	uint32_t *load;       /* reads: pieces each iod got this round */
+	int *sidx;            /* all-copy runs: (rel, copy) -> stream, -1 */
+	struct io_engine e;
+	uint64_t max_end;     /* reads: highest logical end seen */
+	struct pvfs_io_size size;
+};
+
+static uint32_t mio_rotation; /* advances per read: ties between copies */
+
+static int64_t
+mio_get(const int64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static int
+mio_avoided(const struct mio *m, uint32_t iod)
+{
+	return mio_get(&m->fs->iods[iod].avoid_until) > pvfs_mono_ms();
+}
+
+static void
+mio_avoid(struct mio *m, uint32_t iod)
+{
+	__atomic_store_n(&m->fs->iods[iod].avoid_until,
+	    pvfs_mono_ms() + MIO_AVOID_MS, __ATOMIC_RELAXED);
+}
+
+static uint32_t
+mio_iod(const struct mio *m, uint32_t rel, uint32_t copy)
+{
+	return pvfs_stripe_copy_abs(&m->f->cap.dist, rel, copy, m->fs->niods);
+}
+
+/* A failure that says the iod is gone (dead, unreachable, timed out)
+ * rather than that it refused: the iod never answered with a status. */
+static int
+mio_lost(const struct io_stream *st)
+{
+	if (st->hdr_ok && st->rh.status != 0)
+		return 0;
+	switch (st->err) {
+	case EIO:
+	case ETIMEDOUT:
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ECONNABORTED:
+	case EPIPE:
+	case ENOTCONN:
+	case EHOSTUNREACH:
+	case EHOSTDOWN:
+	case ENETUNREACH:
+	case ENETDOWN:
+		return 1;
+	}
+	return 0;
+}
+
+/* Connect every stream; one that cannot connect fails alone (lost), the
+ * others still run.  A refused connection makes us ask the mgr for the
+ * iod table once (an iod restarted on a new port). */
+static void
+mio_connect(struct mio *m)
+{
+	struct client_fs *fs = m->fs;
+	struct io_stream *st;
+	int i, reloaded = 0;
+
+	for (i = 0; i < m->e.nst; i++) {
+		st = &m->e.st[i];
+		if (st->state != IO_SEND)
+			continue;
+		if (pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
+		    &st->conn) == 0)
+			continue;
+		if (errno == ECONNREFUSED && !reloaded++ &&
+		    pvfs_client_fs_reload_iods(fs) == 1 &&
+		    pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
+		    &st->conn) == 0)
+			continue;
+		st->err = errno;
+		st->state = IO_FAILED;
+		st->conn = NULL;
+	}
+}
+
+/* A stream for copy copy of rel: the operation's request, and for data
+ * its share of the user memory.  0 or -1 with errno. */
+static int
+mio_add(struct mio *m, uint32_t rel, uint32_t copy)
+{
+	const struct pvfs_dist *d = &m->f->cap.dist;
+	struct io_stream *st;
+	union io_req req;
+	uint64_t share, blocks;
+	uint32_t n;
+	uint16_t opc = m->opc;
+
+	if (opc == 0) {
+		n = pvfs_io_segs_for(m->sg, d, rel, m->sub, &share, &blocks);
+		opc = pvfs_io_data_req(m->write, m->f, rel, copy, m->sub, n,
+		    share, &req);
+	} else
+		pvfs_io_build_req(opc, m->f, rel, copy, m->arg, &req);
+	st = pvfs_io_engine_add(&m->e, mio_iod(m, rel, copy), rel, opc, &req);
+	if (st == NULL)
+		return -1;
+	st->copy = copy;
+	if (m->opc == 0 &&
+	    pvfs_io_engine_data(&m->e, st, m->sg, d, share, blocks) != 0)
+		return -1;
+	return 0;
+}
+
+/* The operation's rels: for data, those holding bytes of the segments
+ * (with the local bytes touched, for dirty reports); else all. */
+static void
+mio_rels(struct mio *m)
+{
+	const struct pvfs_dist *d = &m->f->cap.dist;
+	uint64_t share, blocks;
+	uint32_t rel, n;
+
+	for (rel = 0; rel < m->pcount; rel++) {
+		if (m->opc != 0) {
+			m->rel[rel].want = 1;
+			continue;
+		}
+		n = pvfs_io_segs_for(m->sg, d, rel, m->sub, &share, &blocks);
+		if (n == 0)
+			continue;
+		m->rel[rel].want = 1;
+		m->rel[rel].lo = pvfs_stripe_local_size(m->sub[0].offset,
+		    d->pcount, d->ssize, rel);
+		m->rel[rel].hi = pvfs_stripe_local_size(
+		    pvfs_pattern_end(&m->sub[n - 1]), d->pcount, d->ssize, rel);
+	}
+}
+
+/* ---- one copy per rel: reads and sizes ---- */
+
+/* The copy of rel to ask: not tried yet, on an iod not avoided if there is
+ * one, with the fewest pieces of this round, ties in rotation order.  -1
+ * if every copy was tried. */
+static int
+mio_pick(struct mio *m, uint32_t rel, uint32_t rot)
+{
+	uint32_t j, k, iod;
+	uint64_t score, best = UINT64_MAX;
+	int pick = -1;
+
+	for (j = 0; j < m->copies; j++) {
+		k = (rot + j) % m->copies;
+		if (m->rel[rel].tried & (1u << k))
+			continue;
+		iod = mio_iod(m, rel, k);
+		score = (uint64_t)mio_avoided(m, iod) << 32 | m->load[iod];
+		if (score < best) {
+			best = score;
+			pick = (int)k;
+		}
+	}
+	return pick;
+}
+
+/* Copies of rel left to try on iods not avoided. */
+static uint32_t
+mio_choices(const struct mio *m, uint32_t rel)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < m->copies; k++)
+		if (!(m->rel[rel].tried & (1u << k)) &&
+		    !mio_avoided(m, mio_iod(m, rel, k)))
+			n++;
+	return n;
+}
+
+/* No copy of rel could answer: EIO, and the detail names the last iod
+ * and why. */
+static int
+mio_none_left(struct mio *m, uint32_t rel)
+{
+	const struct mio_rel *r = &m->rel[rel];
+
+	pvfs_client_detail_iod(m->fs, r->lost_iod, r->lost_err ? r->lost_err :
+	    EIO);
+	errno = EIO;
+	return -1;
+}
+
+/* Streams for every rel still unanswered, the rels with a single choice
+ * first so that the others can steer clear of their iods. */
+static int
+mio_one_fill(struct mio *m)
+{
+	uint32_t rel, pass, rot = __atomic_fetch_add(&mio_rotation, 1,
+	    __ATOMIC_RELAXED);
+	uint8_t *picked;
+	int k, rc = 0;
+
+	if ((picked = calloc(m->pcount, 1)) == NULL)
+		return -1;
+	memset(m->load, 0, m->fs->niods * sizeof(*m->load));
+	for (pass = 0; rc == 0 && pass < 2; pass++)
+		for (rel = 0; rc == 0 && rel < m->pcount; rel++) {
+			if (!m->rel[rel].want || m->rel[rel].done ||
+			    picked[rel] || (pass == 0 && mio_choices(m, rel) > 1))
+				continue;
+			if ((k = mio_pick(m, rel, rot)) < 0) {
+				rc = mio_none_left(m, rel);
+				break;
+			}
+			picked[rel] = 1;
+			m->load[mio_iod(m, rel, (uint32_t)k)]++;
+			rc = mio_add(m, rel, (uint32_t)k);
+		}
+	free(picked);
+	return rc;
+}
+
+/* What an answering stream says: a read's logical end, a size. */
+static void
+mio_one_take(struct mio *m, const struct io_stream *st)
+{
+	const struct pvfs_iod_size_rep *r = &st->rep.size;
+
+	m->rel[st->rel].done = 1;
+	if (m->opc == 0) {
+		if (st->rep.read.logical_end > m->max_end)
+			m->max_end = st->rep.read.logical_end;
+		return;
+	}
+	if (r->logical_end > m->size.size)
+		m->size.size = r->logical_end;
+	if (r->mtime_ns > m->size.mtime_ns)
+		m->size.mtime_ns = r->mtime_ns;
+	m->size.blocks += r->blocks;
+}
+
+/* One round: 0 (every rel answered, or more rounds to go: *more), or -1
+ * with errno. */
+static int
+mio_one_round(struct mio *m, int *more, int *retries)
+{
+	int i, err = 0, key = 0, stale = 0;
+	uint32_t rel;
+
+	*more = 0;
+	if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, m->pcount) != 0)
+		return -1;
+	if (mio_one_fill(m) != 0) {
+		pvfs_io_engine_free(&m->e);
+		return -1;
+	}
+	mio_connect(m);
+	pvfs_io_engine_run(&m->e);
+	for (i = 0; i < m->e.nst; i++) {
+		const struct io_stream *st = &m->e.st[i];
+		struct mio_rel *r = &m->rel[st->rel];
+
+		if (st->state == IO_DONE) {
+			mio_one_take(m, st);
+			continue;
+		}
+		if (st->stale)
+			stale = 1;
+		else if (st->err == EKEYEXPIRED)
+			key = 1;
+		else if (mio_lost(st) || st->err == ENODATA) {
+			r->tried |= (uint8_t)(1u << st->copy);
+			r->lost_err = st->err;
+			r->lost_iod = st->iod;
+			mio_avoid(m, st->iod);
+		} else if (err == 0) {
+			err = st->err;
+			pvfs_client_detail_iod(m->fs, st->iod, err);
+		}
+	}
+	pvfs_io_engine_free(&m->e);
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	if (key || stale) {
+		if ((*retries)++ >= MIO_RETRIES) {
+			errno = key ? EKEYEXPIRED : EIO;
+			return -1;
+		}
+		if (key && pvfs_io_refresh(m->f) != 0)
+			return -1;
+	}
+	for (rel = 0; rel < m->pcount; rel++)
+		if (m->rel[rel].want && !m->rel[rel].done)
+			*more = 1;
+	return 0;
+}
+
+static int
+mio_one(struct mio *m)
+{
+	int more = 1, retries = 0;
+
+	while (more)
+		if (mio_one_round(m, &more, &retries) != 0)
+			return -1;
+	return 0;
+}
+
+/* ---- every copy: writes, truncates, fsyncs ---- */
+
+/* A stream per (rel, copy), but FSYNC once per iod (it syncs every copy
+ * the iod holds).  Every copy is tried, even on an iod reads avoid: a
+ * write it takes is one less dirty range. */
+static int
+mio_all_fill(struct mio *m)
+{
+	uint32_t rel, k, iod, n = m->pcount * m->copies;
+	int j;
+
+	for (j = 0; j < (int)n; j++)
+		m->sidx[j] = -1;
+	for (rel = 0; rel < m->pcount; rel++) {
+		if (!m->rel[rel].want)
+			continue;
+		for (k = 0; k < m->copies; k++) {
+			iod = mio_iod(m, rel, k);
+			if (m->opc == PVFS_IOD_FSYNC) {
+				for (j = 0; j < m->e.nst &&
+				    m->e.st[j].iod != iod; j++)
+					;
+				if (j < m->e.nst) {
+					m->sidx[rel * m->copies + k] = j;
+					continue;
+				}
+			}
+			m->sidx[rel * m->copies + k] = m->e.nst;
+			if (mio_add(m, rel, k) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* What each copy of each rel did in the last run. */
+static void
+mio_all_take(struct mio *m, int *key, int *stale)
+{
+	uint32_t rel, k;
+
+	for (rel = 0; rel < m->pcount; rel++) {
+		struct mio_rel *r = &m->rel[rel];
+
+		r->ok = r->lost = 0;
+		r->err = 0;
+		if (!r->want)
+			continue;
+		for (k = 0; k < m->copies; k++) {
+			const struct io_stream *st;
+
+			st = &m->e.st[m->sidx[rel * m->copies + k]];
+			if (st->state == IO_DONE)
+				r->ok |= (uint8_t)(1u << k);
+			else if (st->stale)
+				*stale = 1;
+			else if (st->err == EKEYEXPIRED)
+				*key = 1;
+			else if (mio_lost(st)) {
+				r->lost |= (uint8_t)(1u << k);
+				r->lost_err = st->err;
+				r->lost_iod = st->iod;
+				mio_avoid(m, st->iod);
+			} else if (r->err == 0) {
+				r->err = st->err;
+				pvfs_client_detail_iod(m->fs, st->iod, st->err);
+			}
+		}
+	}
+}
+
+/* The copies that missed what another copy of their rel took.  A write's
+ * range is the local bytes it touched; a truncate's is length 0 (the size
+ * differs).  An fsync reports nothing: what it could not flush was
+ * reported when written. */
+static int
+mio_all_report(struct mio *m)
+{
+	struct pvfs_mirror_range *v;
+	uint32_t rel, k, n = 0, all = (1u << m->copies) - 1;
+	int rc;
+
+	if (m->opc == PVFS_IOD_FSYNC)
+		return 0;
+	if ((v = calloc((size_t)m->pcount * m->copies, sizeof(*v))) == NULL)
+		return -1;
+	for (rel = 0; rel < m->pcount; rel++) {
+		const struct mio_rel *r = &m->rel[rel];
+
+		if (!r->want || r->ok == 0 || r->ok == all)
+			continue;
+		for (k = 0; k < m->copies; k++)
+			if (!(r->ok & (1u << k)))
+				v[n++] = (struct pvfs_mirror_range){ .rel = rel,
+					.copy = k, .offset = m->opc ? 0 : r->lo,
+					.length = m->opc ? 0 : r->hi - r->lo };
+	}
+	rc = n > 0 ? pvfs_mirror_report(m->f, v, n) : 0;
+	free(v);
+	if (rc != 0) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+mio_all(struct mio *m)
+{
+	int attempt, key, stale, err;
+	uint32_t rel;
+
+	for (attempt = 0;; attempt++) {
+		key = stale = 0;
+		if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt,
+		    m->pcount * m->copies) != 0)
+			return -1;
+		if (mio_all_fill(m) != 0) {
+			pvfs_io_engine_free(&m->e);
+			return -1;
+		}
+		mio_connect(m);
+		pvfs_io_engine_run(&m->e);
+		mio_all_take(m, &key, &stale);
+		pvfs_io_engine_free(&m->e);
+		for (rel = 0, err = 0; rel < m->pcount && err == 0; rel++)
+			err = m->rel[rel].err;
+		if (err != 0 || !(key || stale))
+			break;
+		if (attempt >= MIO_RETRIES) {
+			errno = key ? EKEYEXPIRED : EIO;
+			return -1;
+		}
+		if (key && pvfs_io_refresh(m->f) != 0)
+			return -1;
+	}
+	/* A piece no copy took fails as on an unmirrored file. */
+	for (rel = 0; rel < m->pcount; rel++) {
+		const struct mio_rel *r = &m->rel[rel];
+
+		if (!r->want || r->ok != 0)
+			continue;
+		if (r->err == 0)
+			pvfs_client_detail_iod(m->fs, r->lost_iod, r->lost_err);
+		errno = r->err ? r->err : r->lost_err ? r->lost_err : EIO;
+		return -1;
+	}
+	if (mio_all_report(m) != 0)
+		return -1;
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the operations ---- */
+
+static int
+mio_init(struct mio *m, struct io_file *f, uint16_t opc, uint64_t arg)
+{
+	memset(m, 0, sizeof(*m));
+	if (pvfs_io_check_file(f) != 0)
+		return -1;
+	m->f = f;
+	m->fs = f->fs;
+	m->pcount = f->cap.dist.pcount;
+	m->copies = pvfs_dist_copies(&f->cap.dist);
+	m->opc = opc;
+	m->arg = arg;
+	m->rel = calloc(m->pcount, sizeof(*m->rel));
+	m->load = calloc(m->fs->niods, sizeof(*m->load));
+	m->sidx = calloc((size_t)m->pcount * m->copies, sizeof(*m->sidx));
+	if (m->rel == NULL || m->load == NULL || m->sidx == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+mio_free(struct mio *m)
+{
+	int saved = errno;
+
+	free(m->rel);
+	free(m->load);
+	free(m->sidx);
+	free(m->sub);
+	errno = saved;
+}
+
+int
+pvfs_io_mirror_rw(struct io_file *f, int write, const struct io_segs *sg,
+    const struct iovec *iov, int iovcnt, uint64_t *max_end)
+{
+	struct mio m;
+	int rc = -1;
+
+	*max_end = 0;
+	if (mio_init(&m, f, 0, 0) == 0 &&
+	    (m.sub = malloc(sizeof(*m.sub) * sg->nseg)) != NULL) {
+		m.write = write;
+		m.sg = sg;
+		m.iov = iov;
+		m.iovcnt = iovcnt;
+		mio_rels(&m);
+		rc = write ? mio_all(&m) : mio_one(&m);
+		*max_end = m.max_end;
+	}
+	mio_free(&m);
+	return rc;
+}
+
+int
+pvfs_io_mirror_size(struct io_file *f, struct pvfs_io_size *out)
+{
+	struct mio m;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (mio_init(&m, f, PVFS_IOD_SIZE, 0) == 0) {
+		mio_rels(&m);
+		if ((rc = mio_one(&m)) == 0)
+			*out = m.size;
+	}
+	mio_free(&m);
+	return rc;
+}
+
+static int
+mio_all_op(struct io_file *f, uint16_t opc, uint64_t arg)
+{
+	struct mio m;
+	int rc = -1;
+
+	if (mio_init(&m, f, opc, arg) == 0) {
+		mio_rels(&m);
+		rc = mio_all(&m);
+	}
+	mio_free(&m);
+	return rc;
+}
+
+int
+pvfs_io_mirror_truncate(struct io_file *f, uint64_t length)
+{
+	return mio_all_op(f, PVFS_IOD_TRUNCATE, length);
+}
+
+int
+pvfs_io_mirror_fsync(struct io_file *f, int datasync)
+{
+	return mio_all_op(f, PVFS_IOD_FSYNC, datasync != 0);
+}

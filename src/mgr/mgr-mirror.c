@@ -1,0 +1,415 @@
+/*
+ * mgr-mirror.c - which copies of mirrored files are stale, and where
+ * (doc/design.md, "Mirrored files").
+ *
+ * A stale copy is one (file, rel, copy) with the local byte ranges it
+ * misses (sorted, disjoint, never adjacent), or "whole" (a rebuilt iod,
+ * or a truncate it missed: every byte), and a flag when its size may
+ * differ.  Its dirty generation
+ * counts the DIRTY records applied to it: a resync job reports the one it
+ * started from, and only an unchanged one makes the copy clean.  Nothing
+ * here touches the disk: DIRTY, CLEAN and REBUILD records come through
+ * mgr_ns_apply() live and at replay alike, and a snapshot holds one DIRTY
+ * record per range.  Entries of files that went away are dropped lazily
+ * (the name space owns identities; a lookup checks the gen).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgr.h"
+
+#define MM_HASH 1024u         /* buckets: stale copies are few */
+#define MM_EXT_MAX 256u       /* ranges per copy before close ones merge */
+
+struct mm_copy {
+	struct mm_copy *hnext;
+	struct mgr_stale st;
+	struct pvfs_extent *ext;
+	uint32_t ext_cap;
+};
+
+static struct mm_copy *mm_tab[MM_HASH];
+static uint64_t mm_count;
+
+static size_t
+mm_hash(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)rel << 8) ^ copy;
+
+	return (size_t)((h ^ (h >> 29)) % MM_HASH);
+}
+
+/* Copy k of relative position rel: iod (base + rel + k * mshift) mod N. */
+uint32_t
+mgr_mirror_iod(const struct pvfs_dist *d, uint32_t rel, uint32_t copy)
+{
+	return pvfs_stripe_copy_abs(d, rel, copy, mgr.niods ? mgr.niods : 1);
+}
+
+uint32_t
+mgr_mirror_copies(const struct pvfs_dist *d)
+{
+	return pvfs_dist_copies(d);
+}
+
+static struct mm_copy *
+mm_find(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	struct mm_copy *m;
+
+	for (m = mm_tab[mm_hash(ino, rel, copy)]; m != NULL; m = m->hnext) {
+		if (m->st.ino == ino && m->st.rel == rel && m->st.copy == copy)
+			return m;
+	}
+	return NULL;
+}
+
+static void
+mm_unlink(struct mm_copy *m)
+{
+	struct mm_copy **pp = &mm_tab[mm_hash(m->st.ino, m->st.rel, m->st.copy)];
+
+	while (*pp != m)
+		pp = &(*pp)->hnext;
+	*pp = m->hnext;
+	free(m->ext);
+	free(m);
+	mm_count--;
+}
+
+/* The stale copy if its file still is the one it was made for. */
+const struct mgr_stale *
+mgr_mirror_find(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
+{
+	struct mm_copy *m = mm_find(ino, rel, copy);
+
+	return m != NULL && m->st.gen == gen ? &m->st : NULL;
+}
+
+/* The ranges may grow past MM_EXT_MAX: merge the two neighbours with the
+ * smallest gap (bytes resynced twice cost less than memory without a
+ * bound). */
+static void
+mm_cap(struct mm_copy *m)
+{
+	struct pvfs_extent *e = m->ext;
+	uint32_t i, best = 0;
+	uint64_t gap = UINT64_MAX;
+
+	while (m->st.next > MM_EXT_MAX) {
+		for (i = 0; i + 1 < m->st.next; i++) {
+			if (e[i + 1].offset - (e[i].offset + e[i].length) < gap) {
+				gap = e[i + 1].offset - (e[i].offset + e[i].length);
+				best = i;
+			}
+		}
+		e[best].length = e[best + 1].offset + e[best + 1].length -
+		    e[best].offset;
+		memmove(&e[best + 1], &e[best + 2], (m->st.next - best - 2) *
+		    sizeof(*e));
+		m->st.next--;
+		gap = UINT64_MAX;
+	}
+}
+
+/* Add [off, off + len) to the copy's ranges, merging what it touches. */
+static void
+mm_add(struct mm_copy *m, uint64_t off, uint64_t len)
+{
+	struct pvfs_extent *e;
+	uint64_t end = len > UINT64_MAX - off ? UINT64_MAX : off + len;
+	uint32_t i, j;
+
+	for (i = 0; i < m->st.next &&
+	    m->ext[i].offset + m->ext[i].length < off; i++)
+		;
+	for (j = i; j < m->st.next && m->ext[j].offset <= end; j++) {
+		if (m->ext[j].offset < off)
+			off = m->ext[j].offset;
+		if (m->ext[j].offset + m->ext[j].length > end)
+			end = m->ext[j].offset + m->ext[j].length;
+	}
+	if (j == i && m->st.next == m->ext_cap) {
+		m->ext_cap = m->ext_cap ? m->ext_cap * 2 : 4;
+		if ((e = realloc(m->ext, m->ext_cap * sizeof(*e))) == NULL)
+			pvfs_fatal("out of memory (stale ranges)");
+		m->ext = e;
+	}
+	/* [i, j) collapse into one range at i. */
+	memmove(&m->ext[i + 1], &m->ext[j], (m->st.next - j) * sizeof(*m->ext));
+	m->st.next = m->st.next - (j - i) + 1;
+	m->ext[i].offset = off;
+	m->ext[i].length = end - off;
+	mm_cap(m);
+}
+
+static uint64_t
+mm_bytes(const struct mm_copy *m)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < m->st.next; i++)
+		n += m->ext[i].length;
+	return n;
+}
+
+/* The copy's record entry, made if new; an entry left by an earlier file
+ * of the same number is replaced. */
+static struct mm_copy *
+mm_get(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
+{
+	struct mm_copy *m = mm_find(ino, rel, copy);
+	size_t h;
+
+	if (m != NULL && m->st.gen != gen) {
+		mm_unlink(m);
+		m = NULL;
+	}
+	if (m != NULL)
+		return m;
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		pvfs_fatal("out of memory (stale copy)");
+	m->st.ino = ino;
+	m->st.gen = gen;
+	m->st.rel = rel;
+	m->st.copy = copy;
+	h = mm_hash(ino, rel, copy);
+	m->hnext = mm_tab[h];
+	mm_tab[h] = m;
+	mm_count++;
+	return m;
+}
+
+/* Does r name a copy of a live mirrored file?  in is the file. */
+static int
+mm_check(const struct mgr_rec *r, struct mgr_inode **inp)
+{
+	struct mgr_inode *in = mgr_ns_get(r->ino);
+
+	if (in == NULL)
+		return ENOENT;
+	if (!MGR_IS_REG(in) || in->gen != r->gen)
+		return ESTALE;
+	if (r->rel >= in->dist.pcount || r->copy >= mgr_mirror_copies(&in->dist))
+		return EINVAL;
+	*inp = in;
+	return 0;
+}
+
+static int
+mm_apply_dirty(const struct mgr_rec *r)
+{
+	struct mgr_inode *in;
+	struct mm_copy *m;
+	int rc;
+
+	if ((rc = mm_check(r, &in)) != 0)
+		return rc;
+	if (mgr_mirror_copies(&in->dist) < 2)
+		return EINVAL;
+	m = mm_get(r->ino, r->gen, r->rel, r->copy);
+	/* A truncate missed: bytes past the new end may be anywhere in the
+	 * copy's old extent, so every byte is copied again. */
+	if ((r->mflags & MGR_MIRROR_WHOLE) || r->length == 0) {
+		m->st.whole = 1;
+		m->st.next = 0; /* every byte: the ranges say nothing more */
+	} else if (r->length > 0 && !m->st.whole)
+		mm_add(m, r->offset, r->length);
+	if (r->length == 0 || (r->mflags & MGR_MIRROR_SIZE))
+		m->st.size = 1;
+	m->st.dgen = r->dgen;
+	m->st.bytes = mm_bytes(m);
+	return 0;
+}
+
+static int
+mm_apply_clean(const struct mgr_rec *r)
+{
+	struct mgr_inode *in;
+	struct mm_copy *m;
+	int rc;
+
+	if ((rc = mm_check(r, &in)) != 0)
+		return rc;
+	if ((m = mm_find(r->ino, r->rel, r->copy)) == NULL || m->st.gen != r->gen)
+		return ENOENT;
+	if (m->st.dgen != r->dgen)
+		return ESTALE; /* a DIRTY came after the job started */
+	mm_unlink(m);
+	return 0;
+}
+
+struct mm_rebuild {
+	uint32_t iod;
+	uint64_t dgen_base;
+};
+
+/* Every copy a file keeps on the rebuilt iod is stale as a whole. */
+static int
+mm_rebuild_one(const struct mgr_inode *in, void *arg)
+{
+	const struct mm_rebuild *rb = arg;
+	struct mm_copy *m;
+	uint32_t rel, k, n = mgr_mirror_copies(&in->dist);
+
+	if (!MGR_IS_REG(in) || n < 2)
+		return 0;
+	for (rel = 0; rel < in->dist.pcount; rel++) {
+		for (k = 0; k < n; k++) {
+			if (mgr_mirror_iod(&in->dist, rel, k) != rb->iod)
+				continue;
+			m = mm_get(in->ino, in->gen, rel, k);
+			m->st.whole = 1;
+			m->st.size = 1;
+			m->st.next = 0;
+			m->st.bytes = 0;
+			m->st.dgen++;
+		}
+	}
+	return 0;
+}
+
+static int
+mm_rebuild_orphan(struct mgr_inode *in, void *arg)
+{
+	return mm_rebuild_one(in, arg);
+}
+
+static int
+mm_apply_rebuild(const struct mgr_rec *r)
+{
+	struct mm_rebuild rb = { r->rel, 0 };
+
+	if (mgr.niods != 0 && r->rel >= mgr.niods)
+		return EINVAL;
+	mgr_ns_walk(mm_rebuild_one, &rb);
+	mgr_ns_walk_orphans(mm_rebuild_orphan, &rb);
+	return 0;
+}
+
+int
+mgr_mirror_apply(const struct mgr_rec *r)
+{
+	switch (r->type) {
+	case MGR_REC_DIRTY:
+		return mm_apply_dirty(r);
+	case MGR_REC_CLEAN:
+		return mm_apply_clean(r);
+	case MGR_REC_REBUILD:
+		return mm_apply_rebuild(r);
+	}
+	return EINVAL;
+}
+
+/* The dirty generation a new DIRTY record for the copy carries. */
+uint64_t
+mgr_mirror_next_dgen(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
+{
+	const struct mgr_stale *st = mgr_mirror_find(ino, gen, rel, copy);
+
+	return st != NULL ? st->dgen + 1 : 1;
+}
+
+const struct pvfs_extent *
+mgr_mirror_extents(const struct mgr_stale *st)
+{
+	return ((const struct mm_copy *)((const char *)st -
+	    offsetof(struct mm_copy, st)))->ext;
+}
+
+/* Is the entry's file still there?  Entries of gone files are dropped. */
+static int
+mm_live(struct mm_copy *m)
+{
+	struct mgr_inode *in = mgr_ns_get(m->st.ino);
+
+	if (in != NULL && MGR_IS_REG(in) && in->gen == m->st.gen)
+		return 1;
+	mm_unlink(m);
+	return 0;
+}
+
+/* Call fn on every stale copy of a live file, in no particular order;
+ * fn may not add or remove entries.  Stops at fn's first non-zero. */
+int
+mgr_mirror_walk(int (*fn)(const struct mgr_stale *, void *), void *arg)
+{
+	struct mm_copy *m, *next;
+	size_t h;
+	int rc;
+
+	for (h = 0; h < MM_HASH; h++) {
+		for (m = mm_tab[h]; m != NULL; m = next) {
+			next = m->hnext;
+			if (!mm_live(m))
+				continue;
+			if ((rc = fn(&m->st, arg)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+struct mm_snap {
+	int (*fn)(const struct mgr_rec *, void *);
+	void *arg;
+};
+
+/* A stale copy as DIRTY records: one per range (or one whole, or one
+ * saying only its size differs), the last with its generation. */
+static int
+mm_snap_one(const struct mgr_stale *st, void *arg)
+{
+	const struct pvfs_extent *e = mgr_mirror_extents(st);
+	struct mm_snap *s = arg;
+	struct mgr_rec r;
+	uint32_t i, n = st->whole || st->next == 0 ? 1 : st->next;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		r.type = MGR_REC_DIRTY;
+		r.ino = st->ino;
+		r.gen = st->gen;
+		r.rel = st->rel;
+		r.copy = st->copy;
+		r.dgen = st->dgen;
+		r.mflags = (st->whole ? MGR_MIRROR_WHOLE : 0) |
+		    (st->size ? MGR_MIRROR_SIZE : 0);
+		if (!st->whole && st->next > 0) {
+			r.offset = e[i].offset;
+			r.length = e[i].length;
+		}
+		if ((rc = s->fn(&r, s->arg)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+mgr_mirror_snap_walk(int (*fn)(const struct mgr_rec *, void *), void *arg)
+{
+	struct mm_snap s = { fn, arg };
+
+	return mgr_mirror_walk(mm_snap_one, &s);
+}
+
+uint64_t
+mgr_mirror_count(void)
+{
+	return mm_count;
+}
+
+void
+mgr_mirror_reset(void)
+{
+	struct mm_copy *m;
+	size_t h;
+
+	for (h = 0; h < MM_HASH; h++) {
+		while ((m = mm_tab[h]) != NULL)
+			mm_unlink(m);
+	}
+}

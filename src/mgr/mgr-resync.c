@@ -1,0 +1,883 @@
+/*
+ * mgr-resync.c - the mgr's side of mirrored files' failures: writers'
+ * dirty reports (MGR_DIRTY), fencing the stale copies before a report is
+ * answered, and the jobs pvfs-resync asks for (MGR_RESYNC) (doc/design.md,
+ * "Mirrored files").
+ *
+ * Each iod has a stale set: the copies it holds that are stale, which
+ * mgr-mirror.c knows.  Every change of the set bumps its version; the
+ * HELLO exchange (mgr-iods.c) sends the whole set to an iod that does not
+ * hold the current version, and a HELLO grants the iod its mirror lease
+ * only while it holds the version the HELLO names.  A DIRTY report is
+ * answered once each iod it marked is fenced: it acknowledged the new
+ * version, refused a connection since (no process: a new one starts
+ * without a lease), or the last lease it may hold ran out.  Versions
+ * start at a random number each run, so an iod never mistakes an older
+ * mgr's set for the current one.
+ *
+ * The mgr moves no data: when a job is ready (a stale copy whose iod is
+ * back and holds its set, a fresh copy on an iod that answers) and no
+ * worker runs, it starts pvfs-resync (--resync-cmd, else the one beside
+ * pvfs-mgr) on a pvfstab of its own (METADIR/resync.pvfstab: its Unix
+ * socket, where the kernel vouches for the mgr's uid, an admin), and
+ * watches it with a child watcher; the worker exits when no job is
+ * ready, and is started again when one is.
+ */
+#include <sys/random.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mgr.h"
+
+#define RS_CHECK_S 0.2          /* waiting reports are checked this often */
+#define RS_LEASE_MARGIN_MS 1000 /* clock rates and the HELLO's delivery */
+#define RS_JOB_MS (10 * 60 * 1000) /* a job not reported is handed out again */
+#define RS_WAIT_MS 1000         /* "no job now": ask again after */
+
+struct rs_iod {
+	uint64_t version;       /* of its stale set */
+	uint64_t acked;         /* the version it said it holds */
+	int64_t refused_ms;     /* a connection it refused (monotonic), 0 */
+};
+
+/* A DIRTY reply waiting for its copies to be fenced. */
+struct rs_wait {
+	TAILQ_ENTRY(rs_wait) entry;
+	struct mgr_conn *c;
+	uint32_t reqid;
+	int64_t since_ms;
+	uint64_t *need;         /* per iod: the version to be fenced, 0 */
+	int64_t *bound;         /* ... and when leases of older HELLOs end */
+};
+
+/* A job handed out and not reported yet. */
+struct rs_job {
+	uint64_t ino;
+	uint32_t rel, copy;
+	int64_t until_ms;
+};
+
+static struct rs_iod *rs_iods;
+static TAILQ_HEAD(, rs_wait) rs_waits = TAILQ_HEAD_INITIALIZER(rs_waits);
+static struct rs_job *rs_jobs;
+static size_t rs_njobs, rs_jobs_cap;
+static struct ev_loop *rs_loop;
+static ev_timer rs_timer;
+static struct pvfs_extent rs_exts[PVFS_RESYNC_EXT_MAX];
+static struct pvfs_stale_wire rs_wire[PVFS_RESYNC_LIST_MAX];
+static uint64_t rs_reports, rs_jobs_done, rs_bytes_done;
+
+#define RS_SPAWN_S 1.0          /* how often a worker is considered */
+#define RS_RESPAWN_FAIL_MS 5000 /* after a worker that failed */
+static ev_timer rs_spawn_timer;
+static ev_child rs_child;
+static pid_t rs_pid;
+static int64_t rs_next_spawn_ms;
+static char rs_cmd[PATH_MAX], rs_tab[PATH_MAX];
+
+static void
+rs_init_iods(void)
+{
+	uint64_t base;
+	uint32_t i;
+
+	if (rs_iods != NULL || mgr.niods == 0)
+		return;
+	if ((rs_iods = calloc(mgr.niods, sizeof(*rs_iods))) == NULL)
+		pvfs_fatal("out of memory (stale sets)");
+	if (getrandom(&base, sizeof(base), 0) != sizeof(base))
+		base = (uint64_t)pvfs_now_ns();
+	base = (base >> 2) | 1; /* never 0 (an iod's "none"), room to grow */
+	for (i = 0; i < mgr.niods; i++)
+		rs_iods[i].version = base;
+}
+
+/* The iod's stale set changed: it must learn the new version. */
+static uint64_t
+rs_bump(uint32_t iod)
+{
+	rs_init_iods();
+	rs_iods[iod].version++;
+	mgr_iods_kick(iod);
+	return rs_iods[iod].version;
+}
+
+/* HELLOs sent from now on name the new version, which grants no lease
+ * without the new mark: only leases of those sent before can let the
+ * iod serve the copy, and they end by this time. */
+static int64_t
+rs_lease_bound(uint32_t iod)
+{
+	return mgr_iods_hello_sent_ms(iod) + mgr_iods_lease_ms() +
+	    RS_LEASE_MARGIN_MS;
+}
+
+static int
+rs_fenced(uint32_t iod, uint64_t version, int64_t bound, int64_t since_ms,
+    int64_t now_ms)
+{
+	const struct rs_iod *d = &rs_iods[iod];
+
+	if (d->acked >= version && d->acked <= d->version)
+		return 1;
+	if (d->refused_ms != 0 && d->refused_ms >= since_ms)
+		return 1;
+	return now_ms > bound;
+}
+
+static int
+rs_wait_done(const struct rs_wait *w, int64_t now_ms)
+{
+	uint32_t i;
+
+	for (i = 0; i < mgr.niods; i++) {
+		if (w->need[i] != 0 && !rs_fenced(i, w->need[i], w->bound[i],
+		    w->since_ms, now_ms))
+			return 0;
+	}
+	return 1;
+}
+
+static void
+rs_wait_free(struct rs_wait *w)
+{
+	TAILQ_REMOVE(&rs_waits, w, entry);
+	free(w->need);
+	free(w->bound);
+	free(w);
+}
+
+/* Answer every report whose copies are all fenced now. */
+static void
+rs_check_waits(void)
+{
+	struct rs_wait *w, *next;
+	struct mgr_conn *c;
+	int64_t now = pvfs_mono_ms();
+	uint32_t reqid;
+
+	for (w = TAILQ_FIRST(&rs_waits); w != NULL; w = next) {
+		next = TAILQ_NEXT(w, entry);
+		if (!rs_wait_done(w, now))
+			continue;
+		c = w->c;
+		reqid = w->reqid;
+		rs_wait_free(w);
+		/* may close c, which drops its other waits: start over */
+		mgr_conn_reply_later(c, PVFS_MGR_DIRTY, reqid, 0, NULL);
+		next = TAILQ_FIRST(&rs_waits);
+	}
+	if (TAILQ_EMPTY(&rs_waits) && rs_loop != NULL)
+		ev_timer_stop(rs_loop, &rs_timer);
+}
+
+void
+mgr_resync_conn_gone(struct mgr_conn *c)
+{
+	struct rs_wait *w, *next;
+
+	for (w = TAILQ_FIRST(&rs_waits); w != NULL; w = next) {
+		next = TAILQ_NEXT(w, entry);
+		if (w->c == c)
+			rs_wait_free(w);
+	}
+}
+
+void
+mgr_resync_iod_acked(uint32_t index, uint64_t version)
+{
+	rs_init_iods();
+	if (index >= mgr.niods)
+		return;
+	rs_iods[index].acked = version;
+	if (version != rs_iods[index].version)
+		mgr_iods_kick(index); /* a restarted iod: send it the set */
+	rs_check_waits();
+}
+
+void
+mgr_resync_iod_refused(uint32_t index)
+{
+	rs_init_iods();
+	if (index >= mgr.niods)
+		return;
+	rs_iods[index].refused_ms = pvfs_mono_ms();
+	rs_iods[index].acked = 0;
+	rs_check_waits();
+}
+
+uint64_t
+mgr_resync_version(uint32_t index)
+{
+	rs_init_iods();
+	return index < mgr.niods ? rs_iods[index].version : 0;
+}
+
+/* ---- the stale set as IOD_STALE frames ---- */
+
+struct rs_enc {
+	uint32_t iod, reqid, frames;
+	struct pvfs_buf *out;
+	struct pvfs_iod_stale_req q;
+	struct pvfs_stale_ent ents[PVFS_STALE_MAX];
+};
+
+static void
+rs_enc_flush(struct rs_enc *e, int last)
+{
+	e->q.flags = (e->frames == 0 ? PVFS_STALE_SET : 0) |
+	    (last ? PVFS_STALE_END : 0);
+	e->q.ents = e->ents;
+	pvfs_frame_encode(e->out, PVFS_IOD_STALE, e->reqid + e->frames, 0, 0,
+	    &e->q);
+	e->frames++;
+	e->q.n = 0;
+}
+
+static int
+rs_enc_one(const struct mgr_stale *st, void *arg)
+{
+	struct rs_enc *e = arg;
+	const struct mgr_inode *in = mgr_ns_get(st->ino);
+
+	if (mgr_mirror_iod(&in->dist, st->rel, st->copy) != e->iod)
+		return 0;
+	if (e->q.n == PVFS_STALE_MAX)
+		rs_enc_flush(e, 0);
+	e->ents[e->q.n].ino = st->ino;
+	e->ents[e->q.n].gen = st->gen;
+	e->ents[e->q.n].rel = st->rel;
+	e->ents[e->q.n].copy = st->copy;
+	e->q.n++;
+	return 0;
+}
+
+uint32_t
+mgr_resync_encode_set(uint32_t index, struct pvfs_buf *out, uint32_t reqid)
+{
+	struct rs_enc *e;
+	uint32_t n;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		pvfs_fatal("out of memory (stale set)");
+	e->iod = index;
+	e->reqid = reqid;
+	e->out = out;
+	mgr_cap_mint(0, 0, PVFS_R_MIRROR, NULL, &e->q.cap);
+	e->q.version = mgr_resync_version(index);
+	mgr_mirror_walk(rs_enc_one, e);
+	rs_enc_flush(e, 1);
+	n = e->frames;
+	free(e);
+	return n;
+}
+
+/* ---- MGR_DIRTY ---- */
+
+static int
+rs_dirty_check(const struct pvfs_mgr_dirty_req *q, struct mgr_inode **inp)
+{
+	struct mgr_inode *in;
+	uint32_t i;
+	int why;
+
+	if (pvfs_cap_check(&q->cap, mgr.key, mgr.keylen, PVFS_R_WRITE,
+	    pvfs_now_ns() / 1000000000, mgr.fsid, &why) != 0)
+		return why == PVFS_CAP_EXPIRED ? EKEYEXPIRED : EACCES;
+	if ((in = mgr_ns_get(q->cap.ino)) == NULL || in->gen != q->cap.gen)
+		return ESTALE;
+	if (!MGR_IS_REG(in) || mgr_mirror_copies(&in->dist) < 2 || q->n == 0)
+		return EINVAL;
+	for (i = 0; i < q->n; i++) {
+		if (q->ents[i].rel >= in->dist.pcount ||
+		    q->ents[i].copy >= mgr_mirror_copies(&in->dist) ||
+		    q->ents[i].length > UINT64_MAX - q->ents[i].offset)
+			return EINVAL;
+	}
+	*inp = in;
+	return 0;
+}
+
+int
+mgr_resync_dirty_op(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_dirty_req *q = rq;
+	struct mgr_inode *in;
+	struct rs_wait *w;
+	struct mgr_rec r;
+	uint32_t i, iod;
+	int rc;
+
+	(void)rp;
+	if ((rc = rs_dirty_check(q, &in)) != 0)
+		return rc;
+	rs_init_iods();
+	if ((w = calloc(1, sizeof(*w))) == NULL ||
+	    (w->need = calloc(mgr.niods, sizeof(*w->need))) == NULL ||
+	    (w->bound = calloc(mgr.niods, sizeof(*w->bound))) == NULL)
+		pvfs_fatal("out of memory (dirty report)");
+	for (i = 0; i < q->n; i++) {
+		memset(&r, 0, sizeof(r));
+		r.type = MGR_REC_DIRTY;
+		r.ino = in->ino;
+		r.gen = in->gen;
+		r.rel = q->ents[i].rel;
+		r.copy = q->ents[i].copy;
+		r.offset = q->ents[i].offset;
+		r.length = q->ents[i].length;
+		r.dgen = mgr_mirror_next_dgen(r.ino, r.gen, r.rel, r.copy);
+		mgr_journal_log(&r);
+		iod = mgr_mirror_iod(&in->dist, r.rel, r.copy);
+		if (w->need[iod] == 0) {
+			w->bound[iod] = rs_lease_bound(iod);
+			w->need[iod] = rs_bump(iod);
+		}
+	}
+	rs_reports++;
+	w->c = c;
+	w->reqid = mgr_op_reqid;
+	w->since_ms = pvfs_mono_ms();
+	TAILQ_INSERT_TAIL(&rs_waits, w, entry);
+	if (rs_wait_done(w, w->since_ms)) {
+		rs_wait_free(w);
+		return 0; /* released with the journal's commit, as any reply */
+	}
+	if (rs_loop != NULL && !ev_is_active(&rs_timer)) {
+		ev_timer_set(&rs_timer, RS_CHECK_S, RS_CHECK_S);
+		ev_timer_start(rs_loop, &rs_timer);
+	}
+	return MGR_OP_LATER;
+}
+
+/* ---- MGR_RESYNC ---- */
+
+static struct rs_job *
+rs_job_find(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	size_t i;
+
+	for (i = 0; i < rs_njobs; i++) {
+		if (rs_jobs[i].ino == ino && rs_jobs[i].rel == rel &&
+		    rs_jobs[i].copy == copy)
+			return &rs_jobs[i];
+	}
+	return NULL;
+}
+
+static void
+rs_job_drop(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	struct rs_job *j = rs_job_find(ino, rel, copy);
+
+	if (j != NULL)
+		*j = rs_jobs[--rs_njobs];
+}
+
+static void
+rs_job_add(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	struct rs_job *j;
+
+	if (rs_njobs == rs_jobs_cap) {
+		rs_jobs_cap = rs_jobs_cap ? rs_jobs_cap * 2 : 16;
+		if ((j = realloc(rs_jobs, rs_jobs_cap * sizeof(*j))) == NULL)
+			pvfs_fatal("out of memory (resync jobs)");
+		rs_jobs = j;
+	}
+	j = &rs_jobs[rs_njobs++];
+	j->ino = ino;
+	j->rel = rel;
+	j->copy = copy;
+	j->until_ms = pvfs_mono_ms() + RS_JOB_MS;
+}
+
+/* A fresh copy of st's rel on an iod that answers, or -1. */
+static int
+rs_fresh_copy(const struct mgr_inode *in, const struct mgr_stale *st)
+{
+	uint32_t k, n = mgr_mirror_copies(&in->dist);
+
+	for (k = 0; k < n; k++) {
+		if (k != st->copy &&
+		    mgr_mirror_find(st->ino, st->gen, st->rel, k) == NULL &&
+		    mgr_iods_ok(mgr_mirror_iod(&in->dist, st->rel, k)))
+			return (int)k;
+	}
+	return -1;
+}
+
+struct rs_pick {
+	const struct mgr_stale *st;
+	int from;
+};
+
+/* A stale copy whose iod holds its set, with a fresh copy to read, and
+ * no job out for it. */
+static int
+rs_pick_one(const struct mgr_stale *st, void *arg)
+{
+	struct rs_pick *p = arg;
+	const struct mgr_inode *in = mgr_ns_get(st->ino);
+	struct rs_job *j = rs_job_find(st->ino, st->rel, st->copy);
+	uint32_t iod = mgr_mirror_iod(&in->dist, st->rel, st->copy);
+
+	if (j != NULL && j->until_ms > pvfs_mono_ms())
+		return 0;
+	if (!mgr_iods_ok(iod) || rs_iods[iod].acked != rs_iods[iod].version)
+		return 0;
+	if ((p->from = rs_fresh_copy(in, st)) < 0)
+		return 0;
+	p->st = st;
+	return 1;
+}
+
+static int
+rs_next(struct pvfs_mgr_resync_rep *rep)
+{
+	struct rs_pick p = { NULL, -1 };
+	const struct mgr_inode *in;
+	const struct mgr_stale *st;
+
+	rs_init_iods();
+	if (mgr_mirror_walk(rs_pick_one, &p) == 0) {
+		rep->wait_ms = RS_WAIT_MS;
+		return 0;
+	}
+	st = p.st;
+	in = mgr_ns_get(st->ino);
+	rep->ino = st->ino;
+	rep->gen = st->gen;
+	rep->rel = st->rel;
+	rep->copy = st->copy;
+	rep->from = (uint32_t)p.from;
+	rep->dgen = st->dgen;
+	rep->flags = (st->whole ? PVFS_RESYNC_WHOLE : 0) |
+	    (st->size ? PVFS_RESYNC_SIZE : 0);
+	rep->next = st->next;
+	memcpy(rs_exts, mgr_mirror_extents(st), st->next * sizeof(*rs_exts));
+	rep->exts = rs_exts;
+	mgr_cap_mint(st->ino, st->gen, PVFS_R_READ | PVFS_R_WRITE | PVFS_R_SIZE |
+	    PVFS_R_RESYNC, &in->dist, &rep->cap);
+	rs_job_drop(st->ino, st->rel, st->copy);
+	rs_job_add(st->ino, st->rel, st->copy);
+	return 0;
+}
+
+static int
+rs_done(const struct pvfs_mgr_resync_req *q, int ok)
+{
+	const struct mgr_stale *st = mgr_mirror_find(q->ino, q->gen, q->rel,
+	    q->copy);
+	const struct mgr_inode *in;
+	struct mgr_rec r;
+
+	rs_job_drop(q->ino, q->rel, q->copy);
+	if (st == NULL)
+		return ENOENT;
+	if (!ok)
+		return 0;
+	rs_jobs_done++;
+	rs_bytes_done += q->bytes;
+	if (st->dgen != q->dgen)
+		return 0; /* written again meanwhile: the job comes again */
+	in = mgr_ns_get(q->ino);
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_CLEAN;
+	r.ino = q->ino;
+	r.gen = q->gen;
+	r.rel = q->rel;
+	r.copy = q->copy;
+	r.dgen = q->dgen;
+	mgr_journal_log(&r);
+	rs_bump(mgr_mirror_iod(&in->dist, q->rel, q->copy));
+	return 0;
+}
+
+/* The counts every answer carries. */
+struct rs_counts {
+	struct pvfs_mgr_resync_rep *rep;
+	uint64_t last_ino;
+};
+
+static int
+rs_count_one(const struct mgr_stale *st, void *arg)
+{
+	struct rs_counts *k = arg;
+
+	k->rep->stale++;
+	k->rep->bytes_left += st->bytes;
+	return 0;
+}
+
+/* Distinct files: entries sorted by inode in rs_list would do, but the
+ * walk is unordered; count files as inodes with a stale copy 0 .. n-1
+ * each seen once by asking for the lowest stale copy of each. */
+static int
+rs_files_one(const struct mgr_stale *st, void *arg)
+{
+	uint64_t *files = arg;
+	uint32_t r, k;
+
+	for (r = 0; r <= st->rel; r++) {
+		for (k = 0; k < (r == st->rel ? st->copy : PVFS_COPIES_MAX); k++) {
+			if (mgr_mirror_find(st->ino, st->gen, r, k) != NULL)
+				return 0; /* counted at that one */
+		}
+	}
+	(*files)++;
+	return 0;
+}
+
+static void
+rs_counts(struct pvfs_mgr_resync_rep *rep)
+{
+	struct rs_counts k = { rep, 0 };
+
+	rep->stale = rep->bytes_left = rep->degraded = 0;
+	mgr_mirror_walk(rs_count_one, &k);
+	mgr_mirror_walk(rs_files_one, &rep->degraded);
+	rep->jobs = rs_jobs_done;
+	rep->bytes_done = rs_bytes_done;
+	rep->dirty_reports = rs_reports;
+}
+
+static int
+rs_cmp_wire(const void *a, const void *b)
+{
+	const struct pvfs_stale_wire *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->rel != y->rel)
+		return x->rel < y->rel ? -1 : 1;
+	return x->copy < y->copy ? -1 : x->copy > y->copy;
+}
+
+struct rs_lister {
+	uint64_t after;
+	uint32_t n;
+	uint64_t cut;           /* the lowest inode left out for room */
+	struct pvfs_stale_wire *all;
+	size_t nall, cap;
+};
+
+static int
+rs_list_one(const struct mgr_stale *st, void *arg)
+{
+	struct rs_lister *l = arg;
+	const struct mgr_inode *in = mgr_ns_get(st->ino);
+	struct pvfs_stale_wire *w;
+
+	if (st->ino <= l->after)
+		return 0;
+	if (l->nall == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 256;
+		if ((w = realloc(l->all, l->cap * sizeof(*w))) == NULL)
+			pvfs_fatal("out of memory (degraded list)");
+		l->all = w;
+	}
+	w = &l->all[l->nall++];
+	memset(w, 0, sizeof(*w));
+	w->ino = st->ino;
+	w->gen = st->gen;
+	w->rel = st->rel;
+	w->copy = st->copy;
+	w->iod = mgr_mirror_iod(&in->dist, st->rel, st->copy);
+	w->bytes = st->bytes;
+	w->flags = (st->whole ? PVFS_RESYNC_WHOLE : 0) |
+	    (st->size ? PVFS_RESYNC_SIZE : 0);
+	return 0;
+}
+
+/* The stale copies after q->after, whole files only, in inode order. */
+static int
+rs_list(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
+{
+	struct rs_lister l;
+	size_t n;
+
+	memset(&l, 0, sizeof(l));
+	l.after = q->after;
+	mgr_mirror_walk(rs_list_one, &l);
+	qsort(l.all, l.nall, sizeof(*l.all), rs_cmp_wire);
+	n = l.nall;
+	rep->eof = 1;
+	if (n > PVFS_RESYNC_LIST_MAX) {
+		n = PVFS_RESYNC_LIST_MAX;
+		while (n > 1 && l.all[n].ino == l.all[n - 1].ino)
+			n--; /* a file is never split across answers */
+		rep->eof = 0;
+	}
+	memcpy(rs_wire, l.all, n * sizeof(*rs_wire));
+	rep->n = (uint32_t)n;
+	rep->list = rs_wire;
+	free(l.all);
+	return 0;
+}
+
+struct rs_lost {
+	uint32_t iod;
+	struct pvfs_mgr_resync_rep *rep;
+};
+
+/* An unmirrored file with a stripe on the rebuilt iod: its bytes there
+ * are gone. */
+static int
+rs_lost_one(const struct mgr_inode *in, void *arg)
+{
+	struct rs_lost *l = arg;
+	struct pvfs_stale_wire *w;
+	uint32_t rel;
+
+	if (!MGR_IS_REG(in) || mgr_mirror_copies(&in->dist) > 1)
+		return 0;
+	for (rel = 0; rel < in->dist.pcount; rel++) {
+		if (mgr_mirror_iod(&in->dist, rel, 0) != l->iod)
+			continue;
+		if (l->rep->n == PVFS_RESYNC_LIST_MAX) {
+			l->rep->eof = 0;
+			return 0;
+		}
+		w = &rs_wire[l->rep->n++];
+		memset(w, 0, sizeof(*w));
+		w->ino = in->ino;
+		w->gen = in->gen;
+		w->rel = rel;
+		w->copy = UINT32_MAX;
+		w->iod = l->iod;
+		return 0;
+	}
+	return 0;
+}
+
+static int
+rs_rebuild(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
+{
+	struct rs_lost l = { q->index, rep };
+	struct mgr_rec r;
+
+	if (q->index >= mgr.niods)
+		return EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_REBUILD;
+	r.rel = q->index;
+	r.time = pvfs_now_ns();
+	mgr_journal_log(&r);
+	rs_bump(q->index);
+	rep->list = rs_wire;
+	rep->eof = 1;
+	mgr_ns_walk(rs_lost_one, &l);
+	pvfs_log_info("iod %u: rebuild: every mirrored copy on it is stale; %u "
+	    "unmirrored files had stripes there", q->index, rep->n);
+	return 0;
+}
+
+static int
+rs_allowed(const struct pvfs_cred *cr)
+{
+	return cr->uid == 0 ||
+	    (cr->uid == (uint32_t)geteuid() && cr->uid != MGR_NOBODY);
+}
+
+int
+mgr_resync_op(struct mgr_conn *c, void *rq, void *rp)
+{
+	struct pvfs_mgr_resync_req *q = rq;
+	struct pvfs_mgr_resync_rep *rep = rp;
+	int rc;
+
+	(void)c;
+	if (!rs_allowed(&q->cred) && q->what != PVFS_RESYNC_STATUS)
+		return EPERM;
+	switch (q->what) {
+	case PVFS_RESYNC_NEXT:
+		rc = rs_next(rep);
+		break;
+	case PVFS_RESYNC_DONE:
+	case PVFS_RESYNC_FAILED:
+		rc = rs_done(q, q->what == PVFS_RESYNC_DONE);
+		break;
+	case PVFS_RESYNC_REBUILD:
+		rc = rs_rebuild(q, rep);
+		break;
+	case PVFS_RESYNC_LIST:
+		rc = rs_list(q, rep);
+		break;
+	case PVFS_RESYNC_STATUS:
+		rc = 0;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (rc == 0)
+		rs_counts(rep);
+	return rc;
+}
+
+static void
+rs_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	rs_check_waits();
+}
+
+/* ---- the worker ---- */
+
+static void
+rs_child_cb(struct ev_loop *loop, ev_child *w, int revents)
+{
+	int st = w->rstatus;
+
+	(void)revents;
+	ev_child_stop(loop, w);
+	rs_pid = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		rs_next_spawn_ms = pvfs_mono_ms();
+		return;
+	}
+	pvfs_log_warn("resync worker %d %s %d; started again in %d s", w->rpid,
+	    WIFEXITED(st) ? "exited with" : "killed by signal",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+	    RS_RESPAWN_FAIL_MS / 1000);
+	rs_next_spawn_ms = pvfs_mono_ms() + RS_RESPAWN_FAIL_MS;
+}
+
+static void
+rs_spawn(void)
+{
+	pid_t pid;
+
+	if ((pid = fork()) == -1) {
+		pvfs_log_error("resync worker: fork: %s", strerror(errno));
+		rs_next_spawn_ms = pvfs_mono_ms() + RS_RESPAWN_FAIL_MS;
+		return;
+	}
+	if (pid == 0) {
+		setenv("PVFSTAB_FILE", rs_tab, 1);
+		execl(rs_cmd, rs_cmd, "/resync", (char *)NULL);
+		fprintf(stderr, "pvfs-mgr: %s: %s\n", rs_cmd, strerror(errno));
+		_exit(127);
+	}
+	rs_pid = pid;
+	ev_child_set(&rs_child, pid, 0);
+	ev_child_start(rs_loop, &rs_child);
+	pvfs_log_info("resync worker %d started (%s)", (int)pid, rs_cmd);
+}
+
+static void
+rs_spawn_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct rs_pick p = { NULL, -1 };
+
+	(void)loop;
+	(void)w;
+	(void)revents;
+	if (rs_pid != 0 || rs_cmd[0] == '\0' ||
+	    pvfs_mono_ms() < rs_next_spawn_ms)
+		return;
+	rs_init_iods();
+	if (mgr_mirror_walk(rs_pick_one, &p) != 0)
+		rs_spawn();
+}
+
+/* The worker's pvfstab: this mgr, by its Unix socket if it has one. */
+static int
+rs_write_tab(const char *sock)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+
+	if (snprintf(rs_tab, sizeof(rs_tab), "%s/resync.pvfstab",
+	    mgr.metadir) >= (int)sizeof(rs_tab))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", rs_tab);
+	if ((f = fopen(tmp, "w")) == NULL)
+		return -1;
+	fprintf(f, "# written by pvfs-mgr for its resync worker\n"
+	    "127.0.0.1:%s /resync pvfs port=%s%s%s 0 0\n", mgr.metadir,
+	    mgr.bound_port != NULL ? mgr.bound_port : "3000",
+	    sock != NULL ? ",sock=" : "", sock != NULL ? sock : "");
+	if (fclose(f) != 0 || rename(tmp, rs_tab) != 0)
+		return -1;
+	return 0;
+}
+
+/* cmd: --resync-cmd; NULL: pvfs-resync beside this program; "" none. */
+static void
+rs_find_cmd(const char *cmd)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (cmd != NULL) {
+		snprintf(rs_cmd, sizeof(rs_cmd), "%s", cmd);
+		return;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return;
+	*slash = '\0';
+	if (snprintf(rs_cmd, sizeof(rs_cmd), "%s/pvfs-resync", self) >=
+	    (int)sizeof(rs_cmd) || access(rs_cmd, X_OK) != 0) {
+		pvfs_log_warn("%s: %s: stale copies will wait for pvfs-resync "
+		    "run by hand (or give --resync-cmd)", rs_cmd, strerror(errno));
+		rs_cmd[0] = '\0';
+	}
+}
+
+void
+mgr_resync_start(struct ev_loop *loop, const char *cmd, const char *sock)
+{
+	rs_loop = loop;
+	rs_init_iods();
+	ev_init(&rs_timer, rs_timer_cb);
+	ev_child_init(&rs_child, rs_child_cb, 0, 0);
+	rs_find_cmd(cmd);
+	if (rs_cmd[0] != '\0' && rs_write_tab(sock) != 0) {
+		pvfs_log_error("%s/resync.pvfstab: %s: no automatic resync",
+		    mgr.metadir, strerror(errno));
+		rs_cmd[0] = '\0';
+	}
+	if (rs_cmd[0] != '\0' && sock == NULL)
+		pvfs_log_warn("no Unix socket (-u): the resync worker reaches the "
+		    "mgr by TCP, where only --anonymous trust lets it act as "
+		    "an admin");
+	ev_timer_init(&rs_spawn_timer, rs_spawn_cb, RS_SPAWN_S, RS_SPAWN_S);
+	ev_timer_start(loop, &rs_spawn_timer);
+}
+
+void
+mgr_resync_stop(void)
+{
+	struct rs_wait *w;
+
+	if (rs_loop != NULL) {
+		ev_timer_stop(rs_loop, &rs_timer);
+		ev_timer_stop(rs_loop, &rs_spawn_timer);
+		ev_child_stop(rs_loop, &rs_child);
+	}
+	if (rs_pid != 0)
+		kill(rs_pid, SIGTERM); /* it starts over with the next mgr */
+	rs_pid = 0;
+	while ((w = TAILQ_FIRST(&rs_waits)) != NULL)
+		rs_wait_free(w);
+	free(rs_iods);
+	free(rs_jobs);
+	rs_iods = NULL;
+	rs_jobs = NULL;
+	rs_njobs = rs_jobs_cap = 0;
+}

@@ -1,0 +1,583 @@
+/*
+ * test_resync.c - mirrored files' failures on real daemons, spoken in the
+ * raw protocol (the writes a client makes to every copy, its dirty
+ * report): an iod killed, the report answered at once (the iod refuses
+ * connections), the copy on the returning iod never served stale (ENODATA
+ * until the mgr's resync worker made it fresh), both copies then byte for
+ * byte the same on disk; the mgr killed before the resync (its journal
+ * keeps the marks); a wiped iod rebuilt by pvfs-resync --rebuild (an
+ * unmirrored file listed as lost); and a copy whose only fresh copy's iod
+ * is down stays refused and listed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "pvfs-proto.h"
+#include "pvfs.h"
+#include "libpvfs/pvfs-client.h"
+#include "cluster.h"
+
+#define NIODS 2
+#define SPAN (256u * 1024) /* logical bytes written each time */
+
+static struct cluster c;
+static uint8_t buf[SPAN], got[SPAN];
+
+static const char *
+iod_name(uint32_t k)
+{
+	return k == 0 ? "iod0" : "iod1";
+}
+
+/* Request op of daemon over its Unix socket, the reply decoded into rep
+ * (NULL: none expected); the status. */
+static int
+call(const char *daemon, uint16_t op, const void *req, void *rep)
+{
+	struct pvfs_hdr h;
+	uint8_t *body;
+	int fd = raw_connect_unix(&c, daemon, 30), st;
+
+	raw_send_frame(fd, op, 0, req);
+	st = raw_status(fd, &h);
+	assert_true(st >= 0);
+	body = malloc(h.body_len + 1);
+	assert_non_null(body);
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	if (st == 0 && rep != NULL)
+		assert_int_equal(pvfs_msg_decode(op, 1, body, h.body_len, rep), 0);
+	free(body);
+	close(fd);
+	return st;
+}
+
+/* A new file of two copies over both iods. */
+static void
+create_mirrored(const char *path, uint32_t copies,
+    struct pvfs_mgr_attrcap_rep *rep)
+{
+	struct pvfs_mgr_open_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.flags = PVFS_OF_RDWR | PVFS_OF_CREAT | PVFS_OF_EXCL;
+	req.mode = 0644;
+	req.dist.base = 0;
+	req.dist.pcount = NIODS;
+	req.dist.ssize = PVFS_DIST_DEFAULT;
+	req.dist.copies = (uint16_t)copies;
+	snprintf(req.path, sizeof(req.path), "%s", path);
+	memset(rep, 0, sizeof(*rep));
+	assert_int_equal(call("mgr", PVFS_MGR_OPEN, &req, rep), 0);
+	assert_int_equal(rep->attr.dist.copies, copies);
+	assert_int_equal(rep->attr.dist.pcount, NIODS);
+}
+
+static uint32_t
+copy_iod(const struct pvfs_dist *d, uint32_t rel, uint32_t copy)
+{
+	return pvfs_stripe_copy_abs(d, rel, copy, NIODS);
+}
+
+/* IOD_WRITE of logical [0, SPAN) of buf to (rel, copy): its share. */
+static int
+write_copy(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
+{
+	const struct pvfs_dist *d = &cap->dist;
+	struct pvfs_iod_write_req req;
+	struct pvfs_stripe_iter it;
+	struct pvfs_piece p;
+	struct pvfs_hdr h;
+	uint8_t share[SPAN], body[256];
+	uint64_t n = 0;
+	int fd, st;
+
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.rel = rel;
+	req.copy = copy;
+	req.pat = (struct pvfs_pattern){ 0, SPAN, SPAN, 1 };
+	pvfs_stripe_iter_init(&it, &req.pat, d->pcount, d->ssize, rel);
+	while (pvfs_stripe_iter_next(&it, &p)) {
+		memcpy(share + n, buf + p.logical, p.len);
+		n += p.len;
+	}
+	req.stream_len = n;
+	fd = raw_connect_unix(&c, iod_name(copy_iod(d, rel, copy)), 10);
+	raw_send_frame(fd, PVFS_IOD_WRITE, 0, &req);
+	raw_send(fd, share, n);
+	st = raw_status(fd, &h);
+	assert_true(h.body_len <= sizeof(body));
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	close(fd);
+	return st;
+}
+
+/* IOD_READ of logical [0, SPAN) from (rel, copy) into got, its share
+ * placed at its logical offsets: the status. */
+static int
+read_copy(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
+{
+	const struct pvfs_dist *d = &cap->dist;
+	struct pvfs_iod_read_req req;
+	struct pvfs_iod_read_rep rep;
+	struct pvfs_stripe_iter it;
+	struct pvfs_piece p;
+	struct pvfs_hdr h;
+	uint8_t share[SPAN], body[256];
+	uint64_t n = 0;
+	int fd, st;
+
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.rel = rel;
+	req.copy = copy;
+	req.pat = (struct pvfs_pattern){ 0, SPAN, SPAN, 1 };
+	fd = raw_connect_unix(&c, iod_name(copy_iod(d, rel, copy)), 10);
+	raw_send_frame(fd, PVFS_IOD_READ, 0, &req);
+	st = raw_status(fd, &h);
+	assert_true(h.body_len <= sizeof(body));
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	if (st == 0) {
+		assert_int_equal(pvfs_msg_decode(PVFS_IOD_READ, 1, body,
+		    h.body_len, &rep), 0);
+		assert_true(rep.stream_len <= sizeof(share));
+		assert_int_equal(raw_read(fd, share, rep.stream_len), 0);
+		pvfs_stripe_iter_init(&it, &req.pat, d->pcount, d->ssize, rel);
+		while (pvfs_stripe_iter_next(&it, &p) && n < rep.stream_len) {
+			memcpy(got + p.logical, share + n, p.len);
+			n += p.len;
+		}
+	}
+	close(fd);
+	return st;
+}
+
+/* Is the share of rel in got what buf holds? */
+static int
+share_equal(const struct pvfs_dist *d, uint32_t rel)
+{
+	struct pvfs_pattern pat = { 0, SPAN, SPAN, 1 };
+	struct pvfs_stripe_iter it;
+	struct pvfs_piece p;
+
+	pvfs_stripe_iter_init(&it, &pat, d->pcount, d->ssize, rel);
+	while (pvfs_stripe_iter_next(&it, &p)) {
+		if (memcmp(got + p.logical, buf + p.logical, p.len) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+dirty(const struct pvfs_cap *cap, const struct pvfs_dirty_wire *e, uint32_t n)
+{
+	struct pvfs_mgr_dirty_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.n = n;
+	req.ents = (struct pvfs_dirty_wire *)e;
+	return call("mgr", PVFS_MGR_DIRTY, &req, NULL);
+}
+
+static void
+resync_status(struct pvfs_mgr_resync_rep *rep)
+{
+	struct pvfs_mgr_resync_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.what = PVFS_RESYNC_STATUS;
+	memset(rep, 0, sizeof(*rep));
+	assert_int_equal(call("mgr", PVFS_MGR_RESYNC, &req, rep), 0);
+	pvfs_msg_free(PVFS_MGR_RESYNC, 1, rep);
+}
+
+/* Until nothing is stale (the mgr's worker): 0, or -1 after limit_s. */
+static int
+wait_clean(int limit_s)
+{
+	struct pvfs_mgr_resync_rep rep;
+	double end = mono_now() + limit_s;
+
+	do {
+		resync_status(&rep);
+		if (rep.stale == 0)
+			return 0;
+		usleep(100000);
+	} while (mono_now() < end);
+	return -1;
+}
+
+/* Both copies of every rel hold the same bytes on disk (a missing
+ * stripe file is an empty one). */
+static void
+assert_stripes_identical(uint64_t ino, uint64_t gen, const struct pvfs_dist *d)
+{
+	char a[PATH_MAX + 8], b[PATH_MAX + 8];
+	char cmd[3 * PATH_MAX];
+	uint32_t rel;
+
+	for (rel = 0; rel < d->pcount; rel++) {
+		cluster_stripe_name(&c, (int)copy_iod(d, rel, 0), ino, gen, a);
+		cluster_stripe_name(&c, (int)copy_iod(d, rel, 1), ino, gen, b);
+		strcat(b, ".c1");
+		snprintf(cmd, sizeof(cmd), "cmp \"$(test -e '%s' && echo '%s' || "
+		    "echo /dev/null)\" \"$(test -e '%s' && echo '%s' || echo "
+		    "/dev/null)\"", a, a, b, b);
+		if (system(cmd) != 0)
+			fail_msg("rel %u: copies differ: %s %s", rel, a, b);
+	}
+}
+
+static void
+assert_copies_identical(const struct pvfs_mgr_attrcap_rep *f)
+{
+	assert_stripes_identical(f->attr.ino, f->cap.gen, &f->cap.dist);
+}
+
+/* Wait for the mgr's HELLO to give both iods their lease: a read of a
+ * copy of a mirrored file then succeeds. */
+static void
+wait_lease(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
+{
+	double end = mono_now() + 20;
+
+	while (read_copy(cap, rel, copy) == ENODATA && mono_now() < end)
+		usleep(100000);
+	assert_int_equal(read_copy(cap, rel, copy), 0);
+}
+
+/* Copies on iod1 that missed the second write, from a file written whole
+ * once: (rel, copy) on iod 1, local [0, share). */
+static uint32_t
+missed_on(const struct pvfs_dist *d, uint32_t iod, struct pvfs_dirty_wire *e)
+{
+	uint32_t rel, k, n = 0;
+
+	for (rel = 0; rel < d->pcount; rel++) {
+		for (k = 0; k < 2; k++) {
+			if (copy_iod(d, rel, k) != iod)
+				continue;
+			e[n].rel = rel;
+			e[n].copy = k;
+			e[n].offset = 0;
+			e[n].length = pvfs_stripe_local_size(SPAN, d->pcount,
+			    d->ssize, rel);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Write buf to every copy whose iod is not down; the dirty report for
+ * the others; 0 or the report's status. */
+static int
+write_all_but(const struct pvfs_mgr_attrcap_rep *f, int down)
+{
+	const struct pvfs_dist *d = &f->cap.dist;
+	struct pvfs_dirty_wire e[8];
+	uint32_t rel, k;
+
+	for (rel = 0; rel < d->pcount; rel++)
+		for (k = 0; k < 2; k++)
+			if ((int)copy_iod(d, rel, k) != down)
+				assert_int_equal(write_copy(&f->cap, rel, k), 0);
+	return down < 0 ? 0 : dirty(&f->cap, e, missed_on(d, (uint32_t)down, e));
+}
+
+/* SIGKILL an iod, keep writing (the report is answered at once: the
+ * iod's port refuses), restart it: its copies are refused until the
+ * worker made them fresh, never served with the old bytes, and then both
+ * copies are the same on disk. */
+static void
+test_kill_resync(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_mgr_resync_rep st;
+	struct rng r;
+	double t0;
+	int rc, refused = 0;
+
+	(void)state;
+	rng_init(&r, "test_kill_resync");
+	create_mirrored("/k", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	wait_lease(&f.cap, 0, 1);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	rng_fill(&r, buf, sizeof(buf));
+	t0 = mono_now();
+	assert_int_equal(write_all_but(&f, 1), 0);
+	assert_true(mono_now() - t0 < 5);
+	resync_status(&st);
+	assert_int_equal(st.degraded, 1);
+	assert_int_equal(st.stale, 2);
+	assert_true(st.bytes_left >= SPAN);
+	assert_int_equal(cluster_start_again(&c), 0);
+	/* Copy 1 of rel 0 lives on iod 1: never the first write's bytes. */
+	t0 = mono_now();
+	while ((rc = read_copy(&f.cap, 0, 1)) == ENODATA &&
+	    mono_now() - t0 < 30) {
+		refused++;
+		usleep(10000);
+	}
+	assert_int_equal(rc, 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	assert_int_equal(read_copy(&f.cap, 1, 0), 0);
+	assert_true(share_equal(&f.cap.dist, 1));
+	print_message("reads refused while stale: %d\n", refused);
+}
+
+/* An iod that answers nothing (stopped: a partition) fences itself: the
+ * report waits for its lease to run out, not for it, and once it runs
+ * again it serves the missed copy only after the resync. */
+static void
+test_partition(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct rng r;
+	double t0;
+	int rc;
+
+	(void)state;
+	rng_init(&r, "test_partition");
+	create_mirrored("/p", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	wait_lease(&f.cap, 0, 1);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGSTOP), 0);
+	rng_fill(&r, buf, sizeof(buf));
+	t0 = mono_now();
+	assert_int_equal(write_all_but(&f, 1), 0);
+	assert_true(mono_now() - t0 < 5);
+	print_message("dirty report answered after %.2f s\n", mono_now() - t0);
+	usleep(500000);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGCONT), 0);
+	t0 = mono_now();
+	while ((rc = read_copy(&f.cap, 0, 1)) == ENODATA &&
+	    mono_now() - t0 < 30)
+		usleep(10000);
+	assert_int_equal(rc, 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+}
+
+/* The mgr killed with copies stale (and restarted with the iod back):
+ * the marks were durable, the worker of the new mgr makes them fresh. */
+static void
+test_mgr_killed(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_mgr_killed");
+	create_mirrored("/m", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, 1), 0);
+	assert_int_equal(cluster_kill(&c, "mgr", SIGKILL), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	/* had the marks been lost, the copies would differ below */
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	assert_int_equal(read_copy(&f.cap, 0, 1), 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+}
+
+/* The fresh copy's iod lost (stopped: it answers nothing) while the
+ * stale one's is back: that part is refused (ENODATA at the iod; a client
+ * makes it EIO), listed as degraded, never served stale; once the fresh
+ * copy's iod answers again the resync ends it. */
+static void
+test_fresh_lost(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_mgr_resync_req q;
+	struct pvfs_mgr_resync_rep l;
+	struct rng r;
+	int i;
+
+	(void)state;
+	rng_init(&r, "test_fresh_lost");
+	create_mirrored("/l", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, 1), 0);
+	assert_int_equal(cluster_kill(&c, "iod0", SIGSTOP), 0);
+	assert_int_equal(cluster_start_again(&c), 0); /* iod1 only */
+	for (i = 0; i < 30; i++) {
+		assert_int_equal(read_copy(&f.cap, 0, 1), ENODATA);
+		usleep(100000);
+	}
+	memset(&q, 0, sizeof(q));
+	q.what = PVFS_RESYNC_LIST;
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(call("mgr", PVFS_MGR_RESYNC, &q, &l), 0);
+	assert_true(l.n >= 2);
+	assert_int_equal(l.list[0].ino, f.attr.ino);
+	assert_int_equal(l.list[0].iod, 1);
+	pvfs_msg_free(PVFS_MGR_RESYNC, 1, &l);
+	assert_int_equal(cluster_kill(&c, "iod0", SIGCONT), 0);
+	assert_int_equal(wait_clean(60), 0);
+	assert_copies_identical(&f);
+}
+
+/* iod 1's stripes wiped (its disk replaced, the label kept): pvfs-resync
+ * --rebuild 1 --wait copies every copy back and lists an unmirrored file
+ * that had data there as lost. */
+static void
+test_rebuild(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f, plain;
+	char cmd[3 * PATH_MAX], out[PATH_MAX + 16], line[PATH_MAX];
+	struct rng r;
+	FILE *fp;
+	int lost = 0;
+
+	(void)state;
+	rng_init(&r, "test_rebuild");
+	create_mirrored("/r", 2, &f);
+	create_mirrored("/plain", 1, &plain);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	assert_int_equal(write_copy(&plain.cap, 1, 0), 0);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	snprintf(cmd, sizeof(cmd), "find '%s/iod1' -mindepth 2 -type f "
+	    "-name '[0-9]*' -delete", c.dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	snprintf(out, sizeof(out), "%s/rebuild.out", c.dir);
+	snprintf(line, sizeof(line), "%s", c.tool);
+	*strrchr(line, '/') = '\0'; /* pvfs-resync is beside pvfs-local */
+	snprintf(cmd, sizeof(cmd), "'%s/pvfs-resync' --rebuild 1 --wait /pvfs "
+	    ">'%s' 2>&1", line, out);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 1); /* a file was lost */
+	assert_non_null(fp = fopen(out, "r"));
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		unsigned long long ino;
+
+		if (sscanf(line, "lost: inode %llu", &ino) == 1) {
+			assert_int_equal(ino, plain.attr.ino);
+			lost++;
+		}
+	}
+	fclose(fp);
+	assert_int_equal(lost, 1);
+	assert_int_equal(wait_clean(1), 0);
+	assert_copies_identical(&f);
+}
+
+/* ---- through the client library ---- */
+
+static void *
+kill_later(void *arg)
+{
+	usleep((useconds_t)(uintptr_t)arg);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	return NULL;
+}
+
+/* Random writes and truncates of a mirrored file by the library while
+ * iod 1 is SIGKILLed among them: every one succeeds, every acknowledged
+ * byte reads back (from the surviving copies), and after the iod returns
+ * the resync makes both copies the same on disk and the file reads the
+ * same through the returned iod. */
+static void
+test_client_kill(void **state)
+{
+	struct pvfs_filestat m = { -1, NIODS, 4096, 0, 0 };
+	struct pvfs_attr_info a;
+	struct pvfs_dist d;
+	char path[PATH_MAX];
+	struct shadow s;
+	struct rng r;
+	pthread_t t;
+	uint8_t *w = malloc(1 << 20);
+	uint64_t off;
+	size_t len;
+	int fd, i;
+
+	(void)state;
+	assert_non_null(w);
+	rng_init(&r, "test_client_kill");
+	shadow_init(&s);
+	cluster_path(&c, "ck", path);
+	fd = pvfs_open_mirror(path, O_CREAT | O_RDWR, 0644, &m, 2);
+	assert_true(fd >= 0);
+	assert_int_equal(pthread_create(&t, NULL, kill_later,
+	    (void *)(uintptr_t)rng_range(&r, 20000, 300000)), 0);
+	for (i = 0; i < 80; i++) {
+		off = rng_range(&r, 0, 3 << 20);
+		len = (size_t)rng_range(&r, 1, 1 << 20);
+		if (rng_range(&r, 0, 20) == 0) {
+			assert_int_equal(pvfs_ftruncate(fd, (off_t)off), 0);
+			shadow_truncate(&s, off);
+			continue;
+		}
+		rng_fill(&r, w, len);
+		assert_int_equal(pvfs_pwrite(fd, w, len, (off_t)off), (ssize_t)len);
+		shadow_write(&s, off, w, len);
+		if (i == 40)
+			pthread_join(t, NULL); /* the rest with iod 1 down */
+	}
+	shadow_assert_fd(&s, fd, "with iod 1 down");
+	assert_int_equal(pvfs_admin_attr(path, &a), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(60), 0);
+	memset(&d, 0, sizeof(d));
+	d.base = a.base;
+	d.pcount = a.pcount;
+	d.ssize = a.ssize;
+	d.copies = (uint16_t)a.copies;
+	d.mshift = (uint16_t)a.mshift;
+	assert_int_equal(a.copies, 2);
+	assert_stripes_identical(a.ino, a.gen, &d);
+	/* Now from the other side: iod 0 down, every read from iod 1. */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	shadow_assert_fd(&s, fd, "from the resynced copies");
+	assert_int_equal(pvfs_close(fd), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	shadow_free(&s);
+	free(w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kill_resync),
+		cmocka_unit_test(test_client_kill),
+		cmocka_unit_test(test_partition),
+		cmocka_unit_test(test_mgr_killed),
+		cmocka_unit_test(test_fresh_lost),
+		cmocka_unit_test(test_rebuild),
+	};
+
+	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);
+	return cluster_run_tests(&c, NIODS, NULL, tests);
+}

@@ -1,0 +1,449 @@
+/*
+ * test_mgr_mirror.c - the mgr's stale copies of mirrored files
+ * (mgr-mirror.c), driven through mgr_ns_apply() as the journal drives
+ * it: ranges merge and stay capped, generations gate CLEAN, REBUILD marks
+ * every copy an iod holds, records of other files or copies are refused,
+ * and the records of a snapshot rebuild the same state.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mgr-test.h"
+
+/* A file of two copies over every iod (mshift 1), as the create's
+ * MIRROR record makes it. */
+static struct mgr_inode *
+mirrored(const char *path)
+{
+	struct mgr_inode *in;
+	struct mgr_rec r;
+
+	assert_int_equal(mt_create(path, 0644, 0, 0, NULL), 0);
+	in = mt_get(path);
+	assert_non_null(in);
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_MIRROR;
+	r.ino = in->ino;
+	r.dist.copies = 2;
+	r.dist.mshift = 1;
+	assert_int_equal(mt_apply(&r), 0);
+	assert_int_equal(in->dist.copies, 2);
+	return in;
+}
+
+static int
+dirty(const struct mgr_inode *in, uint32_t rel, uint32_t copy, uint64_t off,
+    uint64_t len)
+{
+	struct mgr_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_DIRTY;
+	r.ino = in->ino;
+	r.gen = in->gen;
+	r.rel = rel;
+	r.copy = copy;
+	r.offset = off;
+	r.length = len;
+	r.dgen = mgr_mirror_next_dgen(in->ino, in->gen, rel, copy);
+	return mt_apply == mgr_ns_apply ? mgr_ns_apply(&r) : mt_apply(&r);
+}
+
+static int
+clean(const struct mgr_inode *in, uint32_t rel, uint32_t copy, uint64_t dgen)
+{
+	struct mgr_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_CLEAN;
+	r.ino = in->ino;
+	r.gen = in->gen;
+	r.rel = rel;
+	r.copy = copy;
+	r.dgen = dgen;
+	return mt_apply == mgr_ns_apply ? mgr_ns_apply(&r) : mt_apply(&r);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	mt_setup();
+	mgr_ns_init();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	mgr_ns_free();
+	assert_int_equal(mgr_mirror_count(), 0);
+	return 0;
+}
+
+static void
+expect_ranges(const struct mgr_stale *st, const uint64_t *want, uint32_t n)
+{
+	const struct pvfs_extent *e = mgr_mirror_extents(st);
+	uint64_t bytes = 0;
+	uint32_t i;
+
+	assert_int_equal(st->next, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(e[i].offset, want[2 * i]);
+		assert_int_equal(e[i].length, want[2 * i + 1]);
+		bytes += want[2 * i + 1];
+	}
+	assert_int_equal(st->bytes, bytes);
+}
+
+/* Overlapping and adjacent ranges become one; others stay apart, sorted. */
+static void
+test_merge(void **state)
+{
+	struct mgr_inode *in = mirrored("/f");
+	const struct mgr_stale *st;
+	static const uint64_t w1[] = { 0, 30, 100, 10 };
+	static const uint64_t w2[] = { 0, 110, 200, 1 };
+
+	(void)state;
+	assert_int_equal(dirty(in, 1, 1, 100, 10), 0);
+	assert_int_equal(dirty(in, 1, 1, 0, 10), 0);
+	assert_int_equal(dirty(in, 1, 1, 20, 10), 0);
+	assert_int_equal(dirty(in, 1, 1, 10, 10), 0); /* fills the gap */
+	st = mgr_mirror_find(in->ino, in->gen, 1, 1);
+	assert_non_null(st);
+	expect_ranges(st, w1, 2);
+	assert_int_equal(st->dgen, 4);
+	assert_int_equal(dirty(in, 1, 1, 200, 1), 0);
+	assert_int_equal(dirty(in, 1, 1, 5, 100), 0); /* bridges to 100 */
+	expect_ranges(st, w2, 2);
+	assert_null(mgr_mirror_find(in->ino, in->gen, 1, 0));
+	assert_null(mgr_mirror_find(in->ino, in->gen + 1, 1, 1));
+	assert_int_equal(mgr_mirror_count(), 1);
+}
+
+/* Past the cap, the closest neighbours merge: every byte stays covered. */
+static void
+test_cap(void **state)
+{
+	struct mgr_inode *in = mirrored("/f");
+	const struct mgr_stale *st;
+	const struct pvfs_extent *e;
+	uint64_t i, j;
+
+	(void)state;
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(dirty(in, 0, 0, i * 100 + (i % 7), 10), 0);
+	st = mgr_mirror_find(in->ino, in->gen, 0, 0);
+	assert_true(st->next <= 256);
+	e = mgr_mirror_extents(st);
+	for (i = 0; i < 1000; i++) {
+		uint64_t off = i * 100 + (i % 7);
+
+		for (j = 0; j < st->next; j++) {
+			if (e[j].offset <= off &&
+			    off + 10 <= e[j].offset + e[j].length)
+				break;
+		}
+		assert_true(j < st->next);
+	}
+	for (j = 1; j < st->next; j++)
+		assert_true(e[j].offset > e[j - 1].offset + e[j - 1].length);
+}
+
+/* CLEAN needs the generation the job started from. */
+static void
+test_clean(void **state)
+{
+	struct mgr_inode *in = mirrored("/f");
+	const struct mgr_stale *st;
+
+	(void)state;
+	assert_int_equal(clean(in, 2, 1, 1), ENOENT);
+	assert_int_equal(dirty(in, 2, 1, 0, 4096), 0);
+	st = mgr_mirror_find(in->ino, in->gen, 2, 1);
+	assert_int_equal(st->dgen, 1);
+	assert_int_equal(dirty(in, 2, 1, 8192, 4096), 0); /* during the job */
+	assert_int_equal(clean(in, 2, 1, 1), ESTALE);
+	assert_non_null(mgr_mirror_find(in->ino, in->gen, 2, 1));
+	assert_int_equal(clean(in, 2, 1, 2), 0);
+	assert_null(mgr_mirror_find(in->ino, in->gen, 2, 1));
+	assert_int_equal(mgr_mirror_count(), 0);
+}
+
+/* Records for what is not a copy of a live mirrored file are refused. */
+static void
+test_refused(void **state)
+{
+	struct mgr_inode *in = mirrored("/f"), *plain;
+	struct mgr_rec r;
+
+	(void)state;
+	assert_int_equal(mt_create("/plain", 0644, 0, 0, NULL), 0);
+	plain = mt_get("/plain");
+	assert_int_equal(dirty(plain, 0, 0, 0, 1), EINVAL);
+	assert_int_equal(dirty(in, 4, 0, 0, 1), EINVAL);  /* rel >= pcount */
+	assert_int_equal(dirty(in, 0, 2, 0, 1), EINVAL);  /* copy >= copies */
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_DIRTY;
+	r.ino = in->ino;
+	r.gen = in->gen ^ 1;
+	r.length = 1;
+	assert_int_equal(mgr_ns_apply(&r), ESTALE);
+	r.ino = 999999;
+	assert_int_equal(mgr_ns_apply(&r), ENOENT);
+	assert_int_equal(mt_mkdir("/d", 0755, 0, 0, NULL), 0);
+	r.ino = mt_get("/d")->ino;
+	r.gen = 0;
+	assert_int_equal(mgr_ns_apply(&r), ESTALE);
+	assert_int_equal(mgr_mirror_count(), 0);
+}
+
+static int
+never_called(const struct mgr_stale *st, void *arg)
+{
+	(void)arg;
+	fail_msg("stale copy of gone inode %llu listed",
+	    (unsigned long long)st->ino);
+	return 1;
+}
+
+/* A length-0 report (a truncate) makes the copy stale as a whole; a
+ * removed file's entries go. */
+static void
+test_size_and_gone(void **state)
+{
+	struct mgr_inode *in = mirrored("/f");
+	const struct mgr_stale *st;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(dirty(in, 3, 0, 0, 0), 0);
+	st = mgr_mirror_find(in->ino, in->gen, 3, 0);
+	assert_int_equal(st->size, 1);
+	assert_int_equal(st->whole, 1); /* a missed truncate: every byte */
+	assert_int_equal(st->next, 0);
+	assert_int_equal(mt_unlink("/f"), 0);
+	assert_int_equal(mgr_mirror_count(), 1);
+	mgr_mirror_walk(never_called, &n);
+	assert_int_equal(mgr_mirror_count(), 0);
+}
+
+/* REBUILD of iod 2: each rel with a copy there is stale as a whole. */
+static void
+test_rebuild(void **state)
+{
+	struct mgr_inode *a = mirrored("/a"), *b = mirrored("/b");
+	const struct mgr_stale *st;
+	struct mgr_rec r;
+	uint32_t rel, k, n = 0;
+
+	(void)state;
+	assert_int_equal(mt_create("/plain", 0644, 0, 0, NULL), 0);
+	assert_int_equal(dirty(a, 0, 0, 0, 10), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_REBUILD;
+	r.rel = 2;
+	assert_int_equal(mgr_ns_apply(&r), 0);
+	for (rel = 0; rel < 4; rel++) {
+		for (k = 0; k < 2; k++) {
+			int on = mgr_mirror_iod(&b->dist, rel, k) == 2;
+
+			st = mgr_mirror_find(b->ino, b->gen, rel, k);
+			assert_int_equal(st != NULL, on);
+			if (on) {
+				assert_int_equal(st->whole, 1);
+				n++;
+			}
+		}
+	}
+	assert_int_equal(n, 2); /* one rel as copy 0, another as copy 1 */
+	st = mgr_mirror_find(a->ino, a->gen, 0, 0);
+	assert_non_null(st);
+	assert_int_equal(st->whole, mgr_mirror_iod(&a->dist, 0, 0) == 2);
+	/* two per file, and a's earlier one unless it was one of them */
+	assert_int_equal(mgr_mirror_count(), 4 +
+	    (mgr_mirror_iod(&a->dist, 0, 0) != 2));
+	r.rel = 4;
+	assert_int_equal(mgr_ns_apply(&r), EINVAL);
+}
+
+struct snap {
+	struct mgr_rec r[64];
+	size_t n;
+};
+
+static int
+snap_take(const struct mgr_rec *r, void *arg)
+{
+	struct snap *s = arg;
+
+	assert_true(s->n < 64);
+	s->r[s->n++] = *r;
+	return 0;
+}
+
+/* The snapshot's DIRTY records, through the record codec and applied to a
+ * state without them, give the same ranges, flags and generations. */
+static void
+test_snapshot(void **state)
+{
+	struct mgr_inode *in = mirrored("/f");
+	struct snap s = { .n = 0 };
+	struct pvfs_buf b;
+	struct pvfs_cur c;
+	struct mgr_rec r;
+	const struct mgr_stale *st;
+	static const uint64_t w[] = { 0, 10, 50, 5 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(dirty(in, 1, 0, 0, 10), 0);
+	assert_int_equal(dirty(in, 1, 0, 50, 5), 0);
+	assert_int_equal(dirty(in, 2, 1, 0, 0), 0);
+	assert_int_equal(mgr_mirror_snap_walk(snap_take, &s), 0);
+	assert_int_equal(s.n, 3);
+	mgr_mirror_reset();
+	pvfs_buf_init(&b);
+	for (i = 0; i < s.n; i++)
+		mgr_record_encode(&b, &s.r[i]);
+	pvfs_cur_init(&c, b.data, b.len);
+	for (i = 0; i < s.n; i++) {
+		assert_int_equal(mgr_record_decode(&c, MGR_FORMAT, &r), 0);
+		assert_int_equal(mgr_ns_apply(&r), 0);
+	}
+	assert_int_equal(c.left, 0);
+	pvfs_buf_free(&b);
+	st = mgr_mirror_find(in->ino, in->gen, 1, 0);
+	expect_ranges(st, w, 2);
+	assert_int_equal(st->dgen, 2);
+	st = mgr_mirror_find(in->ino, in->gen, 2, 1);
+	assert_int_equal(st->size, 1);
+	assert_int_equal(st->dgen, 1);
+}
+
+/* ---- through the journal ---- */
+
+static int
+state_one(const struct mgr_stale *st, void *arg)
+{
+	const struct pvfs_extent *e = mgr_mirror_extents(st);
+	char *buf = arg;
+	size_t n = strlen(buf);
+	uint32_t i;
+
+	n += (size_t)snprintf(buf + n, 8192 - n, "%llu/%u/%u g%llu w%d s%d:",
+	    (unsigned long long)st->ino, st->rel, st->copy,
+	    (unsigned long long)st->dgen, st->whole, st->size);
+	for (i = 0; i < st->next && n < 8000; i++)
+		n += (size_t)snprintf(buf + n, 8192 - n, " %llu+%llu",
+		    (unsigned long long)e[i].offset,
+		    (unsigned long long)e[i].length);
+	snprintf(buf + n, 8192 - n, "\n");
+	return 0;
+}
+
+/* Every stale copy as sorted text lines. */
+static void
+state(char *buf)
+{
+	char *lines[64], *p, *save = NULL, tmp[8192];
+	size_t n = 0, i, j;
+
+	tmp[0] = '\0';
+	mgr_mirror_walk(state_one, tmp);
+	for (p = strtok_r(tmp, "\n", &save); p != NULL && n < 64;
+	    p = strtok_r(NULL, "\n", &save))
+		lines[n++] = p;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+			p = lines[j];
+			lines[j] = lines[j - 1];
+			lines[j - 1] = p;
+		}
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		strcat(buf, lines[i]);
+		strcat(buf, "\n");
+	}
+}
+
+/* DIRTY, CLEAN and REBUILD records in a journal, some before a
+ * checkpoint (the snapshot's DIRTY records) and some after: a new mgr on
+ * the directory has the same stale copies, ranges and generations. */
+static void
+test_replay(void **state_)
+{
+	char dir[PATH_MAX], cmd[PATH_MAX + 16], want[8192], got[8192];
+	const char *tmp = getenv("TMPDIR");
+	struct mgr_inode *a, *b;
+
+	(void)state_;
+	mgr_ns_free();
+	snprintf(dir, sizeof(dir), "%s/test_mgr_mirror.XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	mt_apply = mt_journal_apply;
+	mgr.journal_max = 1; /* a checkpoint at the first commit */
+	mgr_journal_open(dir);
+	a = mirrored("/a");
+	b = mirrored("/b");
+	assert_int_equal(dirty(a, 0, 1, 4096, 100), 0);
+	assert_int_equal(dirty(a, 0, 1, 0, 10), 0);
+	assert_int_equal(dirty(b, 3, 0, 0, 0), 0);
+	mgr_journal_commit();
+	mgr.journal_max = 1ull << 40;
+	assert_int_equal(dirty(a, 0, 1, 10, 5), 0);
+	assert_int_equal(dirty(b, 2, 1, 1 << 20, 1 << 20), 0);
+	assert_int_equal(clean(b, 3, 0, 1), 0);
+	assert_null(mgr_mirror_find(b->ino, b->gen, 3, 0));
+	{
+		struct mgr_rec r;
+
+		memset(&r, 0, sizeof(r));
+		r.type = MGR_REC_REBUILD;
+		r.rel = 1;
+		assert_int_equal(mt_apply(&r), 0);
+	}
+	mgr_journal_commit();
+	state(want);
+	assert_non_null(strstr(want, " 0+15 4096+100\n"));
+	mgr_journal_close();
+	mgr_ns_free();
+	mgr_journal_open(dir);
+	state(got);
+	assert_string_equal(got, want);
+	mgr_journal_close();
+	mgr_ns_free();
+	mt_apply = mgr_ns_apply;
+	mgr_ns_init();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clean, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_and_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -38,10 +38,12 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	conn->max_write = fz.max_write;
 	conn->max_readahead = fz.max_write;
 	fz_set_readahead();
-	/* Our bytes pass through libpvfs's buffers either way, so splice
-	 * would add a copy from the pipe, not save one. */
+	/* libpvfs moves bytes between sockets and the buffer it is given
+	 * (no copy of its own); from a pipe it would need one more. */
 	conn->want &= ~(FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 	    FUSE_CAP_SPLICE_MOVE);
+	/* Direct I/O only where shared mmap still works (fuse-loop.c). */
+	fz.dio = fz.direct && fz_direct_mmap();
 	if (fz.writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	else
@@ -317,8 +319,10 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 	pvfs_file_info(h->f, &info);
 	h->ino = info.ino;
 	fz_open_count(h->ino, 1);
-	/* O_DIRECT bypasses the page cache, as on a local file system. */
-	if (flags & O_DIRECT)
+	/* O_DIRECT bypasses the page cache, as on a local file system, and
+	 * so does every open in direct I/O mode (doc/fuse.md, "Data
+	 * path"): one copy fewer each way, and no stale pages. */
+	if ((flags & O_DIRECT) || fz.dio)
 		fi->direct_io = 1;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	return 0;

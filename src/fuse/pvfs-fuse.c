@@ -184,6 +184,7 @@ struct fz_opts {
 	char *source;
 	unsigned read_ahead_kb;
 	int writeback;
+	int page_cache;
 	int as_owner;
 	int help, version;
 };
@@ -193,6 +194,7 @@ static const struct fuse_opt fz_optspec[] = {
 	{ "source=%s", offsetof(struct fz_opts, source), 0 },
 	{ "read_ahead_kb=%u", offsetof(struct fz_opts, read_ahead_kb), 0 },
 	FZ_OPT("writeback_cache", writeback),
+	FZ_OPT("page_cache", page_cache),
 	FZ_OPT("as_owner", as_owner),
 	FZ_OPT("-h", help),
 	FZ_OPT("--help", help),
@@ -228,7 +230,10 @@ fz_usage(void)
 "\n"
 "  -o attr_timeout=S    seconds the kernel may cache attributes (default 0)\n"
 "  -o entry_timeout=S   seconds it may cache names (default 0)\n"
-"  -o writeback_cache   let the kernel cache writes (one writer a file)\n"
+"  -o page_cache        reads and writes through the kernel's page cache\n"
+"                       (read-ahead for small reads; default: direct I/O)\n"
+"  -o writeback_cache   let the kernel cache writes (one writer a file;\n"
+"                       implies page_cache)\n"
 "  -o read_ahead_kb=N   the mount's read-ahead, as root (default 1024; 0: the\n"
 "                       kernel's 128)\n"
 "  -o as_owner          as root: act as root, not as each caller\n"
@@ -336,6 +341,7 @@ main(int argc, char **argv)
 	fz.read_ahead_kb = o.read_ahead_kb > 1048576 ? 1048576 : o.read_ahead_kb;
 	fz.source = fz.prefix;
 	fz.writeback = o.writeback;
+	fz.direct = !o.page_cache && !o.writeback;
 	fz.as_caller = geteuid() == 0 && !o.as_owner;
 	fz.max_write = 1024 * 1024;
 	/* Safe defaults for several clients writing the same files; options
@@ -348,7 +354,7 @@ main(int argc, char **argv)
 		snprintf(fsopt, sizeof(fsopt), "-osubtype=pvfs");
 	fuse_opt_insert_arg(&args, 2, fsopt);
 	fuse_opt_add_arg(&args, mnt);
-	rc = fuse_main(args.argc, args.argv, &fz_ops, NULL);
+	rc = fz_main(&args);
 	fuse_opt_free_args(&args);
 	return rc;
 }

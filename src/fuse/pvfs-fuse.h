@@ -1,7 +1,8 @@
 /*
  * pvfs-fuse.h - the FUSE client's one internal header (doc/fuse.md).
  * pvfs-fuse.c: the command line, the mount's state, paths and identity;
- * fuse-ops.c: the operations; fuse-xattr.c: distributions as xattrs.
+ * fuse-ops.c: the operations; fuse-xattr.c: distributions as xattrs;
+ * fuse-loop.c: the session (fuse_main's steps and the INIT shim).
  * Our names start with fz_: fuse_ is libfuse's.
  */
 #ifndef PVFS_FUSE_H
@@ -43,6 +44,8 @@ struct fz_mount {
 	size_t prefix_len;
 	int as_caller;          /* root: each request as its caller */
 	int writeback;          /* -o writeback_cache */
+	int direct;             /* files in direct I/O mode unless -o page_cache */
+	int dio;                /* ...and the kernel lets them be mmapped (init) */
 	unsigned max_write;
 	unsigned read_ahead_kb; /* set at mount (root), 0: the kernel's */
 	char mnt[PATH_MAX];     /* the mount point, absolute */
@@ -70,6 +73,12 @@ void fz_set_readahead(void);
 
 /* ---- fuse-ops.c ---- */
 extern const struct fuse_operations fz_ops;
+
+/* ---- fuse-loop.c ---- */
+/* Mount, run and unmount, as fuse_main (the args it takes). */
+int fz_main(struct fuse_args *args);
+/* After INIT: the kernel takes FUSE_DIRECT_IO_ALLOW_MMAP. */
+int fz_direct_mmap(void);
 
 /* ---- fuse-xattr.c ---- */
 int fz_getxattr(const char *path, const char *name, char *value, size_t size);

@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <linux/fuse.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -119,7 +120,10 @@ fz_main(struct fuse_args *args)
 		rc = fuse_loop(f) != 0;
 	} else if ((lc = fuse_loop_cfg_create()) != NULL) {
 		fuse_loop_cfg_set_clone_fd(lc, (unsigned)opts.clone_fd);
-		fuse_loop_cfg_set_idle_threads(lc, opts.max_idle_threads);
+		/* UINT_MAX: not given (fuse_main would pass it on, and
+		 * libfuse complain of it) */
+		if (opts.max_idle_threads != UINT_MAX)
+			fuse_loop_cfg_set_idle_threads(lc, opts.max_idle_threads);
 		fuse_loop_cfg_set_max_threads(lc, opts.max_threads);
 		rc = fuse_loop_mt(f, lc) != 0;
 		fuse_loop_cfg_destroy(lc);

@@ -8,7 +8,7 @@
 #ifndef PVFS_FUSE_H
 #define PVFS_FUSE_H
 
-#define FUSE_USE_VERSION 35
+#define FUSE_USE_VERSION 312 /* fuse_loop_mt with max_threads (fuse-loop.c) */
 #include <fuse.h>
 
 #include <limits.h>

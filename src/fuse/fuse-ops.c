@@ -59,6 +59,8 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	else
 		conn->want &= ~(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
 	cfg->use_ino = 1;
+	/* The kernel keeps no attributes: one fetch per stat (pvfs-fuse.c). */
+	fz.handoff = cfg->attr_timeout == 0;
 	return NULL;
 }
 
@@ -75,8 +77,13 @@ fz_getattr(const char *p, struct stat *st, struct fuse_file_info *fi)
 		if (pvfs_file_stat(h->f, st) == 0)
 			return 0;
 	}
+	if (fz_attr_take(path, st))
+		return 0;
 	fz_as(NULL);
-	return pvfs_lstat(path, st) == 0 ? 0 : fz_err();
+	if (pvfs_lstat(path, st) != 0)
+		return fz_err();
+	fz_attr_give(path, st);
+	return 0;
 }
 
 static int

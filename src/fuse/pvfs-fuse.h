@@ -46,6 +46,7 @@ struct fz_mount {
 	int writeback;          /* -o writeback_cache */
 	int direct;             /* files in direct I/O mode unless -o page_cache */
 	int dio;                /* ...and the kernel lets them be mmapped (init) */
+	int handoff;            /* attr_timeout=0: fz_attr_take/give (init) */
 	unsigned max_write;
 	unsigned read_ahead_kb; /* set at mount (root), 0: the kernel's */
 	char mnt[PATH_MAX];     /* the mount point, absolute */
@@ -65,6 +66,10 @@ void fz_caller(struct fz_ident *who);
 /* Open files of this mount by inode: count one up or down; the count. */
 void fz_open_count(uint64_t ino, int delta);
 int fz_open_busy(uint64_t ino);
+/* A path's attributes from the caller's getattr just before (1), at
+ * most once; or 0.  fz_attr_give offers them to the next. */
+int fz_attr_take(const char *path, struct stat *st);
+void fz_attr_give(const char *path, const struct stat *st);
 /* -errno of the last failure, -EIO if errno is 0. */
 int fz_err(void);
 /* Raise the mount's read-ahead to fz.read_ahead_kb (before the kernel

@@ -80,6 +80,9 @@ fz_as(const struct fz_ident *who)
 {
 	struct fz_ident me;
 
+	/* Every other operation of the caller's comes between its getattrs:
+	 * what one fetched is not the next one's (a setattr's reply). */
+	fz_attr_drop();
 	if (!fz.as_caller)
 		return;
 	if (who == NULL) {
@@ -171,6 +174,20 @@ fz_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+fz_attr_drop(void)
+{
+	pid_t pid = fuse_get_context()->pid;
+	struct fz_handoff *h = &fz_handoff[(unsigned)pid % FZ_HANDOFF_SLOTS];
+
+	if (!fz.handoff || pid <= 0)
+		return;
+	pthread_mutex_lock(&fz_handoff_lock);
+	if (h->pid == pid)
+		h->pid = 0;
+	pthread_mutex_unlock(&fz_handoff_lock);
 }
 
 int

@@ -60,7 +60,8 @@ extern struct fz_mount fz;
  * -ENAMETOOLONG. */
 int fz_path(const char *p, char *out);
 /* This thread's requests now claim the calling process's identity (when
- * the mount is root's), or who's; fz_caller fills who if not NULL. */
+ * the mount is root's), or who's; fz_caller fills who if not NULL.
+ * Every operation but getattr starts with it. */
 void fz_as(const struct fz_ident *who);
 void fz_caller(struct fz_ident *who);
 /* Open files of this mount by inode: count one up or down; the count. */
@@ -70,6 +71,8 @@ int fz_open_busy(uint64_t ino);
  * most once; or 0.  fz_attr_give offers them to the next. */
 int fz_attr_take(const char *path, struct stat *st);
 void fz_attr_give(const char *path, const struct stat *st);
+/* Forget what the caller's last getattr offered (fz_as does). */
+void fz_attr_drop(void);
 /* -errno of the last failure, -EIO if errno is 0. */
 int fz_err(void);
 /* Raise the mount's read-ahead to fz.read_ahead_kb (before the kernel

@@ -72,13 +72,13 @@ fz_getattr(const char *p, struct stat *st, struct fuse_file_info *fi)
 	struct fz_file *h = fi != NULL ? fz_fh(fi) : NULL;
 	FZ_PATH(path, p);
 
+	if (fz_attr_take(path, st))
+		return 0;
 	if (h != NULL) {
 		fz_as(&h->who);
 		if (pvfs_file_stat(h->f, st) == 0)
 			return 0;
 	}
-	if (fz_attr_take(path, st))
-		return 0;
 	fz_as(NULL);
 	if (pvfs_lstat(path, st) != 0)
 		return fz_err();
@@ -306,6 +306,7 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 {
 	struct pvfs_file_info info;
 	struct fz_file *h;
+	struct stat st;
 	FZ_PATH(path, p);
 
 	if ((h = calloc(1, sizeof(*h))) == NULL)
@@ -326,6 +327,10 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 	pvfs_file_info(h->f, &info);
 	h->ino = info.ino;
 	fz_open_count(h->ino, 1);
+	/* libfuse's create asks for the new file's attributes next: the
+	 * mgr's reply to the create has them (no GETATTR, no IOD_SIZE). */
+	if ((flags & O_CREAT) && pvfs_file_created_stat(h->f, &st) == 0)
+		fz_attr_give(path, &st);
 	/* O_DIRECT bypasses the page cache, as on a local file system, and
 	 * so does every open in direct I/O mode (doc/fuse.md, "Data
 	 * path"): one copy fewer each way, and no stale pages. */

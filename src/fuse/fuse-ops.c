@@ -38,10 +38,12 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	conn->max_write = fz.max_write;
 	conn->max_readahead = fz.max_write;
 	fz_set_readahead();
-	/* Our bytes pass through libpvfs's buffers either way, so splice
-	 * would add a copy from the pipe, not save one. */
+	/* libpvfs moves bytes between sockets and the buffer it is given
+	 * (no copy of its own); from a pipe it would need one more. */
 	conn->want &= ~(FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 	    FUSE_CAP_SPLICE_MOVE);
+	/* Direct I/O only where shared mmap still works (fuse-loop.c). */
+	fz.dio = fz.direct && fz_direct_mmap();
 	if (fz.writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	else
@@ -57,6 +59,8 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	else
 		conn->want &= ~(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
 	cfg->use_ino = 1;
+	/* The kernel keeps no attributes: one fetch per stat (pvfs-fuse.c). */
+	fz.handoff = cfg->attr_timeout == 0;
 	return NULL;
 }
 
@@ -68,13 +72,18 @@ fz_getattr(const char *p, struct stat *st, struct fuse_file_info *fi)
 	struct fz_file *h = fi != NULL ? fz_fh(fi) : NULL;
 	FZ_PATH(path, p);
 
+	if (fz_attr_take(path, st))
+		return 0;
 	if (h != NULL) {
 		fz_as(&h->who);
 		if (pvfs_file_stat(h->f, st) == 0)
 			return 0;
 	}
 	fz_as(NULL);
-	return pvfs_lstat(path, st) == 0 ? 0 : fz_err();
+	if (pvfs_lstat(path, st) != 0)
+		return fz_err();
+	fz_attr_give(path, st);
+	return 0;
 }
 
 static int
@@ -297,6 +306,7 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 {
 	struct pvfs_file_info info;
 	struct fz_file *h;
+	struct stat st;
 	FZ_PATH(path, p);
 
 	if ((h = calloc(1, sizeof(*h))) == NULL)
@@ -317,8 +327,14 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 	pvfs_file_info(h->f, &info);
 	h->ino = info.ino;
 	fz_open_count(h->ino, 1);
-	/* O_DIRECT bypasses the page cache, as on a local file system. */
-	if (flags & O_DIRECT)
+	/* libfuse's create asks for the new file's attributes next: the
+	 * mgr's reply to the create has them (no GETATTR, no IOD_SIZE). */
+	if ((flags & O_CREAT) && pvfs_file_created_stat(h->f, &st) == 0)
+		fz_attr_give(path, &st);
+	/* O_DIRECT bypasses the page cache, as on a local file system, and
+	 * so does every open in direct I/O mode (doc/fuse.md, "Data
+	 * path"): one copy fewer each way, and no stale pages. */
+	if ((flags & O_DIRECT) || fz.dio)
 		fi->direct_io = 1;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	return 0;

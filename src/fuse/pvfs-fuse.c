@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h" /* pvfs_tab_path */
@@ -79,6 +80,9 @@ fz_as(const struct fz_ident *who)
 {
 	struct fz_ident me;
 
+	/* Every other operation of the caller's comes between its getattrs:
+	 * what one fetched is not the next one's (a setattr's reply). */
+	fz_attr_drop();
 	if (!fz.as_caller)
 		return;
 	if (who == NULL) {
@@ -141,6 +145,87 @@ fz_set_readahead(void)
 	}
 }
 
+/* ---- one fetch per stat ----
+ *
+ * With attr_timeout=0 a stat(2) of a path is two requests, LOOKUP and
+ * then GETATTR, and libfuse's high-level API makes both a getattr of
+ * the same path: two mgr round trips (and a regular file's size, an
+ * IOD_SIZE to each of its iods, twice) for one answer.  So a getattr's
+ * result is handed to the next getattr of the same path by the same
+ * calling thread, once, if it comes within FZ_HANDOFF_NS: the GETATTR
+ * of the same system call.  Every system call still asks the mgr. */
+
+#define FZ_HANDOFF_NS 2000000   /* 2 ms */
+#define FZ_HANDOFF_SLOTS 64
+
+struct fz_handoff {
+	pid_t pid;              /* the caller's thread; 0: empty */
+	int64_t when;
+	struct stat st;
+	char path[FZ_PATH_MAX];
+};
+static struct fz_handoff fz_handoff[FZ_HANDOFF_SLOTS];
+static pthread_mutex_t fz_handoff_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int64_t
+fz_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+fz_attr_drop(void)
+{
+	pid_t pid = fuse_get_context()->pid;
+	struct fz_handoff *h = &fz_handoff[(unsigned)pid % FZ_HANDOFF_SLOTS];
+
+	if (!fz.handoff || pid <= 0)
+		return;
+	pthread_mutex_lock(&fz_handoff_lock);
+	if (h->pid == pid)
+		h->pid = 0;
+	pthread_mutex_unlock(&fz_handoff_lock);
+}
+
+int
+fz_attr_take(const char *path, struct stat *st)
+{
+	pid_t pid = fuse_get_context()->pid;
+	struct fz_handoff *h = &fz_handoff[(unsigned)pid % FZ_HANDOFF_SLOTS];
+	int hit;
+
+	if (!fz.handoff || pid <= 0)
+		return 0;
+	pthread_mutex_lock(&fz_handoff_lock);
+	hit = h->pid == pid && fz_now() - h->when < FZ_HANDOFF_NS &&
+	    strcmp(h->path, path) == 0;
+	if (hit)
+		*st = h->st;
+	h->pid = 0;
+	pthread_mutex_unlock(&fz_handoff_lock);
+	return hit;
+}
+
+void
+fz_attr_give(const char *path, const struct stat *st)
+{
+	pid_t pid = fuse_get_context()->pid;
+	struct fz_handoff *h = &fz_handoff[(unsigned)pid % FZ_HANDOFF_SLOTS];
+	size_t n = strlen(path);
+
+	if (!fz.handoff || pid <= 0 || n >= sizeof(h->path))
+		return;
+	pthread_mutex_lock(&fz_handoff_lock);
+	h->pid = pid;
+	h->when = fz_now();
+	h->st = *st;
+	memcpy(h->path, path, n + 1);
+	pthread_mutex_unlock(&fz_handoff_lock);
+}
+
 /* ---- open counts (a distribution changes only while none is open) ---- */
 
 void
@@ -184,6 +269,7 @@ struct fz_opts {
 	char *source;
 	unsigned read_ahead_kb;
 	int writeback;
+	int page_cache;
 	int as_owner;
 	int help, version;
 };
@@ -193,6 +279,7 @@ static const struct fuse_opt fz_optspec[] = {
 	{ "source=%s", offsetof(struct fz_opts, source), 0 },
 	{ "read_ahead_kb=%u", offsetof(struct fz_opts, read_ahead_kb), 0 },
 	FZ_OPT("writeback_cache", writeback),
+	FZ_OPT("page_cache", page_cache),
 	FZ_OPT("as_owner", as_owner),
 	FZ_OPT("-h", help),
 	FZ_OPT("--help", help),
@@ -228,7 +315,10 @@ fz_usage(void)
 "\n"
 "  -o attr_timeout=S    seconds the kernel may cache attributes (default 0)\n"
 "  -o entry_timeout=S   seconds it may cache names (default 0)\n"
-"  -o writeback_cache   let the kernel cache writes (one writer a file)\n"
+"  -o page_cache        reads and writes through the kernel's page cache\n"
+"                       (read-ahead for small reads; default: direct I/O)\n"
+"  -o writeback_cache   let the kernel cache writes (one writer a file;\n"
+"                       implies page_cache)\n"
 "  -o read_ahead_kb=N   the mount's read-ahead, as root (default 1024; 0: the\n"
 "                       kernel's 128)\n"
 "  -o as_owner          as root: act as root, not as each caller\n"
@@ -336,6 +426,7 @@ main(int argc, char **argv)
 	fz.read_ahead_kb = o.read_ahead_kb > 1048576 ? 1048576 : o.read_ahead_kb;
 	fz.source = fz.prefix;
 	fz.writeback = o.writeback;
+	fz.direct = !o.page_cache && !o.writeback;
 	fz.as_caller = geteuid() == 0 && !o.as_owner;
 	fz.max_write = 1024 * 1024;
 	/* Safe defaults for several clients writing the same files; options
@@ -348,7 +439,7 @@ main(int argc, char **argv)
 		snprintf(fsopt, sizeof(fsopt), "-osubtype=pvfs");
 	fuse_opt_insert_arg(&args, 2, fsopt);
 	fuse_opt_add_arg(&args, mnt);
-	rc = fuse_main(args.argc, args.argv, &fz_ops, NULL);
+	rc = fz_main(&args);
 	fuse_opt_free_args(&args);
 	return rc;
 }

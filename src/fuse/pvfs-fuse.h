@@ -1,13 +1,14 @@
 /*
  * pvfs-fuse.h - the FUSE client's one internal header (doc/fuse.md).
  * pvfs-fuse.c: the command line, the mount's state, paths and identity;
- * fuse-ops.c: the operations; fuse-xattr.c: distributions as xattrs.
+ * fuse-ops.c: the operations; fuse-xattr.c: distributions as xattrs;
+ * fuse-loop.c: the session (fuse_main's steps and the INIT shim).
  * Our names start with fz_: fuse_ is libfuse's.
  */
 #ifndef PVFS_FUSE_H
 #define PVFS_FUSE_H
 
-#define FUSE_USE_VERSION 35
+#define FUSE_USE_VERSION 312 /* fuse_loop_mt with max_threads (fuse-loop.c) */
 #include <fuse.h>
 
 #include <limits.h>
@@ -43,6 +44,9 @@ struct fz_mount {
 	size_t prefix_len;
 	int as_caller;          /* root: each request as its caller */
 	int writeback;          /* -o writeback_cache */
+	int direct;             /* files in direct I/O mode unless -o page_cache */
+	int dio;                /* ...and the kernel lets them be mmapped (init) */
+	int handoff;            /* attr_timeout=0: fz_attr_take/give (init) */
 	unsigned max_write;
 	unsigned read_ahead_kb; /* set at mount (root), 0: the kernel's */
 	char mnt[PATH_MAX];     /* the mount point, absolute */
@@ -56,12 +60,19 @@ extern struct fz_mount fz;
  * -ENAMETOOLONG. */
 int fz_path(const char *p, char *out);
 /* This thread's requests now claim the calling process's identity (when
- * the mount is root's), or who's; fz_caller fills who if not NULL. */
+ * the mount is root's), or who's; fz_caller fills who if not NULL.
+ * Every operation but getattr starts with it. */
 void fz_as(const struct fz_ident *who);
 void fz_caller(struct fz_ident *who);
 /* Open files of this mount by inode: count one up or down; the count. */
 void fz_open_count(uint64_t ino, int delta);
 int fz_open_busy(uint64_t ino);
+/* A path's attributes from the caller's getattr just before (1), at
+ * most once; or 0.  fz_attr_give offers them to the next. */
+int fz_attr_take(const char *path, struct stat *st);
+void fz_attr_give(const char *path, const struct stat *st);
+/* Forget what the caller's last getattr offered (fz_as does). */
+void fz_attr_drop(void);
 /* -errno of the last failure, -EIO if errno is 0. */
 int fz_err(void);
 /* Raise the mount's read-ahead to fz.read_ahead_kb (before the kernel
@@ -70,6 +81,12 @@ void fz_set_readahead(void);
 
 /* ---- fuse-ops.c ---- */
 extern const struct fuse_operations fz_ops;
+
+/* ---- fuse-loop.c ---- */
+/* Mount, run and unmount, as fuse_main (the args it takes). */
+int fz_main(struct fuse_args *args);
+/* After INIT: the kernel takes FUSE_DIRECT_IO_ALLOW_MMAP. */
+int fz_direct_mmap(void);
 
 /* ---- fuse-xattr.c ---- */
 int fz_getxattr(const char *path, const char *name, char *value, size_t size);

@@ -65,6 +65,11 @@ struct pvfs_file *pvfs_file_dup(struct pvfs_file *f);
 /* Drop one owner; the last one frees f.  NULL is ignored. */
 void pvfs_file_close(struct pvfs_file *f);
 void pvfs_file_info(struct pvfs_file *f, struct pvfs_file_info *info);
+/* The attributes of a file that this open created, as the mgr's reply to
+ * the open gave them (size 0), once: for a stat right after the create
+ * (pvfs-fuse).  -1/ENOENT if the open did not create it or they were
+ * taken already. */
+int pvfs_file_created_stat(struct pvfs_file *f, struct stat *st);
 
 /* An open file as bytes, to rebuild it in another process (after exec):
  * pvfs_file_export writes at most PVFS_FILE_EXPORT_MAX bytes to buf and

@@ -111,6 +111,7 @@ pvfs_file_close(struct pvfs_file *f)
 	if (f->leased)
 		pvfs_lease_drop(f->fs, f->ino);
 	pthread_mutex_destroy(&f->cap_lock);
+	free(f->created);
 	free(f);
 }
 
@@ -278,7 +279,29 @@ pvfs_file_open_copies(const char *path, int flags, mode_t mode,
 		pvfs_file_close(f);
 		return NULL;
 	}
+	if (f != NULL && rep.created &&
+	    (f->created = malloc(sizeof(rep))) != NULL)
+		memcpy(f->created, &rep, sizeof(rep));
 	return f;
+}
+
+/* A file just created is empty on every iod: its attributes are the
+ * mgr's reply with size 0, no IOD_SIZE needed. */
+int
+pvfs_file_created_stat(struct pvfs_file *f, struct stat *st)
+{
+	struct pvfs_mgr_attrcap_rep *r;
+	struct pvfs_io_size sz;
+
+	r = __atomic_exchange_n(&f->created, NULL, __ATOMIC_ACQ_REL);
+	if (r == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	memset(&sz, 0, sizeof(sz));
+	pvfs_meta_fill(f->fs, r, &sz, st);
+	free(r);
+	return 0;
 }
 
 void

@@ -232,6 +232,9 @@ struct pvfs_file {
 	struct pvfs_cap cap;
 	struct pvfs_file *prev, *next; /* every live file, for fork */
 	int leased;               /* lease.c holds a lease for it */
+	/* The open's reply when that open created the file, until
+	 * pvfs_file_created_stat takes it (atomic exchange). */
+	struct pvfs_mgr_attrcap_rep *created;
 };
 
 /* Snapshot of f's capability for the I/O engine. */

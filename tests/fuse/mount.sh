@@ -104,7 +104,21 @@ check "dd O_DIRECT through the mount" dd if="$T/big" of="$M/direct" bs=1M oflag=
 check "O_DIRECT bytes, read natively" sh -c "pvfs-cp /pvfs/direct - | cmp - '$T/big'"
 check "dd iflag=direct reads them back" sh -c "dd if='$M/direct' bs=1M iflag=direct status=none | cmp - '$T/big'"
 
-# Writable shared mmap through the kernel's page cache.
+# Direct I/O (the default): a file kept open reads another client's write
+# at once, no stale pages.
+mkrand "$T/coh1" 200000
+mkrand "$T/coh2" 200000
+check_quiet "write natively" pvfs-cp "$T/coh1" /pvfs/coh
+check "an open file reads a later native write at once" python3 -c "
+import os, subprocess
+fd = os.open('$M/coh', os.O_RDONLY)
+assert os.pread(fd, 200000, 0) == open('$T/coh1', 'rb').read()
+subprocess.run(['pvfs-cp', '$T/coh2', '/pvfs/coh'], check=True)
+assert os.pread(fd, 200000, 0) == open('$T/coh2', 'rb').read()
+"
+
+# Writable shared mmap through the kernel's page cache (also with direct
+# I/O: FUSE_DIRECT_IO_ALLOW_MMAP, doc/fuse.md).
 check "python mmap ACCESS_WRITE" python3 -c "
 import mmap
 p = '$M/mm'
@@ -191,11 +205,12 @@ check_grep "pvfs-bench meta --mount" '^RESULT meta-mount clients=1 files=50 op=s
 check_out "pvfs-bench left nothing behind" "" sh -c "ls -A '$M' | grep pvfs-bench; true"
 
 # A second mount of the same file system, by URL through mount.fuse.pvfs
-# (mount.fuse3's convention, what mount -t fuse.pvfs and fstab run).
+# (mount.fuse3's convention, what mount -t fuse.pvfs and fstab run), in
+# page cache mode (-o page_cache).
 mkdir -p "$T/m2"
 FZ_MOUNTS="$FZ_MOUNTS $T/m2"
 check "mount.fuse.pvfs URL DIR -o ..." env PVFS_FUSE="$B/pvfs-fuse" \
-	"$B/mount.fuse.pvfs" "$URL/" "$T/m2" -o rw,nodev,nosuid,_netdev
+	"$B/mount.fuse.pvfs" "$URL/" "$T/m2" -o rw,nodev,nosuid,_netdev,page_cache
 check_grep "the second mount: its source" "^$URL $T/m2 fuse.pvfs " cat /proc/mounts
 echo first >"$M/shared"
 check_out "the second mount sees the first one's write" "first" cat "$T/m2/shared"
@@ -204,6 +219,19 @@ check_out "and the first the second's" "second" cat "$M/shared"
 check_out "appends from both" "second
 third
 fourth" sh -c "echo third >>'$M/shared'; echo fourth >>'$T/m2/shared'; cat '$M/shared'"
+check "page_cache: the 12 MiB file reads the same" cmp "$T/big" "$T/m2/big"
+check "page_cache: cp into the mount, read natively" sh -c \
+	"cp '$T/rand' '$T/m2/pc' && pvfs-cp /pvfs/pc - | cmp - '$T/rand'"
+check "page_cache: python mmap ACCESS_WRITE" python3 -c "
+import mmap
+with open('$T/m2/pc', 'r+b') as f:
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_WRITE)
+    m[0:5] = b'hello'
+    m.flush()
+    m.close()
+"
+check_out "page_cache: mmap's write, read natively" "hello" sh -c \
+	"pvfs-cp /pvfs/pc - | head -c 5"
 check "unmount the second" fz_umount "$T/m2"
 
 # A mgr that does not answer: errors within the timeout, not a hung mount.

@@ -1,9 +1,10 @@
 /*
- * bench-ref.c - the raw TCP reference: one stream between two processes,
+ * bench-ref.c - the raw TCP references: one stream between two processes,
  * sockets tuned like the daemons' (pvfs_net_tune), timed at the receiver
- * from the moment it says "go" to the last byte.  The local-disk
- * reference is the data test itself run on the local file system
- * (bench_fs_local).
+ * from the moment it says "go" to the last byte; and the data test's
+ * shape in raw TCP, C sender processes (the clients) each with one stream
+ * to each of N receiver processes (the iods).  The local-disk reference
+ * is the data test itself run on the local file system (bench_fs_local).
  */
 #include "config.h"
 
@@ -177,4 +178,185 @@ bench_ref_tcp_send(const char *addr, uint64_t total, size_t chunk)
 	t0 = pvfs_mono_ns() - t0;
 	close(fd);
 	return ok ? bench_mbps(total, t0) : -1;
+}
+
+/* ---- the data test's shape: senders x receivers streams ---- */
+
+/* Poll fds until each has moved its want[] bytes: out 1 sends from buf,
+ * 0 reads into it.  0, or -1 on an error, an early EOF or a stall of
+ * REF_CONNECT_MS. */
+static int
+ref_pump(int *fds, uint64_t *want, int n, int out, char *buf, size_t chunk)
+{
+	struct pollfd p[BENCH_REF_PEERS];
+	int idx[BENCH_REF_PEERS], i, k, live;
+	ssize_t r;
+
+	for (;;) {
+		for (i = 0, live = 0; i < n; i++)
+			if (want[i] > 0) {
+				p[live] = (struct pollfd){ fds[i],
+				    out ? POLLOUT : POLLIN, 0 };
+				idx[live++] = i;
+			}
+		if (live == 0)
+			return 0;
+		if ((k = poll(p, (nfds_t)live, REF_CONNECT_MS)) <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		for (k = 0; k < live; k++) {
+			size_t len;
+
+			if (p[k].revents == 0)
+				continue;
+			i = idx[k];
+			len = want[i] < chunk ? (size_t)want[i] : chunk;
+			r = out ? send(fds[i], buf, len, MSG_NOSIGNAL) :
+			    recv(fds[i], buf, len, 0);
+			if (r < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (r <= 0)
+				return -1;
+			want[i] -= (uint64_t)r;
+		}
+	}
+}
+
+/* Accept one stream from each sender on lfd, then read each stream's
+ * bytes; exits 0 when all arrived. */
+static void
+ref_receiver(int lfd, int senders, uint64_t each, size_t chunk)
+{
+	int fds[BENCH_REF_PEERS], i;
+	uint64_t want[BENCH_REF_PEERS];
+	char *buf = malloc(chunk);
+
+	for (i = 0; i < senders; i++) {
+		if ((fds[i] = ref_accept(lfd)) < 0)
+			_exit(1);
+		pvfs_set_nonblock(fds[i], 1);
+		want[i] = each;
+	}
+	_exit(buf != NULL && ref_pump(fds, want, senders, 0, buf, chunk) == 0 ?
+	    0 : 1);
+}
+
+/* Connect to every receiver, say ready, wait for go (EOF on the pipe),
+ * then send each stream its bytes. */
+static void
+ref_sender(const uint16_t *ports, int receivers, uint64_t each,
+    size_t chunk, int ready, int go)
+{
+	int fds[BENCH_REF_PEERS], i;
+	uint64_t want[BENCH_REF_PEERS];
+	char *buf = malloc(chunk), c;
+
+	for (i = 0; i < receivers; i++) {
+		if ((fds[i] = ref_connect("127.0.0.1", ports[i])) < 0)
+			_exit(1);
+		pvfs_set_nonblock(fds[i], 1);
+		want[i] = each;
+	}
+	if (buf == NULL || write(ready, "r", 1) != 1 || read(go, &c, 1) != 0)
+		_exit(1);
+	bench_fill(buf, chunk, 7, 0);
+	_exit(ref_pump(fds, want, receivers, 1, buf, chunk) == 0 ? 0 : 1);
+}
+
+/* Wait for n children; 0 if all exited 0. */
+static int
+ref_reap(const pid_t *pids, int n)
+{
+	int i, st, rc = 0;
+
+	for (i = 0; i < n; i++) {
+		if (pids[i] <= 0) {
+			rc = -1;
+			continue;
+		}
+		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* total bytes from senders processes to receivers processes, each sender
+ * with one stream to each receiver carrying total / (senders x
+ * receivers) bytes, in writes of at most chunk bytes; timed from "go" to
+ * the last receiver's exit.  MB/s, or -1. */
+double
+bench_ref_tcp_streams(int senders, int receivers, uint64_t total,
+    size_t chunk)
+{
+	pid_t rpid[BENCH_REF_PEERS], spid[BENCH_REF_PEERS];
+	uint16_t ports[BENCH_REF_PEERS];
+	int lfd[BENCH_REF_PEERS], ready[2], go[2], i, j, ok = 1;
+	uint64_t each;
+	int64_t t0 = 0;
+	char c;
+
+	if (senders < 1 || receivers < 1 || senders > BENCH_REF_PEERS ||
+	    receivers > BENCH_REF_PEERS)
+		return -1;
+	each = total / ((uint64_t)senders * (uint64_t)receivers);
+	memset(rpid, 0, sizeof(rpid));
+	memset(spid, 0, sizeof(spid));
+	if (pipe(ready) != 0)
+		return -1;
+	if (pipe(go) != 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	for (i = 0; i < receivers && ok; i++) {
+		if ((lfd[i] = pvfs_net_listen("127.0.0.1", 0, &ports[i])) < 0) {
+			ok = 0;
+			break;
+		}
+		pvfs_set_nonblock(lfd[i], 1);
+		if ((rpid[i] = fork()) == 0) {
+			for (j = 0; j < i; j++)
+				close(lfd[j]);
+			close(ready[1]);
+			close(go[1]);
+			ref_receiver(lfd[i], senders, each, chunk);
+		}
+		ok = rpid[i] > 0;
+	}
+	for (j = 0; j < i; j++)
+		close(lfd[j]);
+	for (i = 0; i < senders && ok; i++) {
+		if ((spid[i] = fork()) == 0) {
+			close(go[1]);
+			ref_sender(ports, receivers, each, chunk, ready[1], go[0]);
+		}
+		ok = spid[i] > 0;
+	}
+	close(ready[1]);
+	close(go[0]);
+	for (i = 0; i < senders && ok; i++) {
+		struct pollfd p = { ready[0], POLLIN, 0 };
+
+		ok = poll(&p, 1, REF_CONNECT_MS) == 1 && read(ready[0], &c, 1) == 1;
+	}
+	t0 = pvfs_mono_ns();
+	close(go[1]);
+	close(ready[0]);
+	if (!ok) {
+		for (i = 0; i < BENCH_REF_PEERS; i++) {
+			if (rpid[i] > 0)
+				kill(rpid[i], SIGKILL);
+			if (spid[i] > 0)
+				kill(spid[i], SIGKILL);
+		}
+	}
+	ok = ref_reap(rpid, receivers) == 0 && ok;
+	t0 = pvfs_mono_ns() - t0;
+	ok = ref_reap(spid, senders) == 0 && ok;
+	return ok ? bench_mbps(each * (uint64_t)senders * (uint64_t)receivers,
+	    t0) : -1;
 }

@@ -84,9 +84,15 @@ int bench_group_get_rank(struct bench_group *g, int slot, int rank,
 void bench_group_free(struct bench_group *g);
 
 /* ---- bench-ref.c: the references measured in the same run ---- */
+#define BENCH_REF_PEERS 64
 /* Raw TCP stream of total bytes over loopback between two processes, in
  * chunk-byte writes: MB/s, or -1. */
 double bench_ref_tcp(uint64_t total, size_t chunk);
+/* The data test's shape in raw TCP: senders processes each with one
+ * stream to each of receivers processes (BENCH_REF_PEERS at most), total
+ * bytes in all, writes of at most chunk bytes: MB/s, or -1. */
+double bench_ref_tcp_streams(int senders, int receivers, uint64_t total,
+    size_t chunk);
 /* Sink/source for a TCP stream between namespaces (emulated cluster). */
 int bench_ref_tcp_sink(const char *addr, FILE *out);
 double bench_ref_tcp_send(const char *addr, uint64_t total, size_t chunk);

@@ -36,7 +36,9 @@ usage(FILE *f)
 "Usage: " PROG " data [OPTIONS]       concurrent write then read of one file\n"
 "       " PROG " meta [OPTIONS]       metadata rates and latencies\n"
 "       " PROG " readdir --path DIR   list an existing directory, entries/s\n"
-"       " PROG " tcp [--size N] [--block N]   the loopback TCP reference alone\n"
+"       " PROG " tcp [--size N] [--block N] [-c C -p N]\n"
+"                             the loopback TCP reference alone (with -p:\n"
+"                             C senders x N receivers, a stream each pair)\n"
 "       " PROG " tcp-sink HOST:PORT   receive one TCP stream, print MB/s\n"
 "       " PROG " tcp-send HOST:PORT [--size N] [--block N]\n"
 "       " PROG " noncontig [--size N] [--region N] [--path DIR]\n"
@@ -52,7 +54,9 @@ usage(FILE *f)
 "apart.\n"
 "Aggregate MB/s (10^6 bytes/s) = all bytes / (last end - first start).\n"
 "Beside it, in the same run: a raw TCP stream over loopback of the same\n"
-"total bytes, and the same write/read on the local file system.\n"
+"total bytes; the same bytes in the test's shape, each of N sender\n"
+"processes streaming to each of P receivers (N clients, P iods); and\n"
+"the same write/read on the local file system.\n"
 "  -c, --clients N     client processes (default 1)\n"
 "  -s, --size N        bytes per client (default 1G; K, M, G suffixes)\n"
 "  -b, --block N       request size (default 1M)\n"
@@ -469,6 +473,7 @@ ratio(double a, double b)
 
 struct data_refs {
 	double tcp[BENCH_RUNS];
+	double streams[BENCH_RUNS]; /* clients x pcount streams; 0: none */
 	struct bench_data_result local;
 	int have;
 	struct bench_data_result mnt;   /* through --mount */
@@ -525,6 +530,12 @@ data_interleaved(const struct opts *o, struct bench_data_opts *d,
 			bench_err("loopback TCP reference failed");
 			goto out;
 		}
+		if (r->pcount > 0 && r->pcount <= BENCH_REF_PEERS &&
+		    d->clients <= BENCH_REF_PEERS && (ref->streams[i] = bench_ref_tcp_streams(
+		    d->clients, r->pcount, total, 1 << 20)) < 0) {
+			bench_err("loopback TCP streams reference failed");
+			goto out;
+		}
 		if (bench_data(&l, &one) != 0)
 			goto out;
 		ref->local.write_mbps[i] = one.write_mbps[0];
@@ -549,6 +560,7 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	char s1[32], s2[32], s3[32], s4[32];
 	double wr = bench_reported(r->write_mbps), rd = bench_reported(r->read_mbps);
 	double tcp = ref->have ? bench_reported(ref->tcp) : 0;
+	double ts = ref->have ? bench_reported(ref->streams) : 0;
 	double lw = ref->have ? bench_reported(ref->local.write_mbps) : 0;
 	double lr = ref->have ? bench_reported(ref->local.read_mbps) : 0;
 	double wref = tcp < lw ? tcp : lw;
@@ -574,17 +586,24 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	}
 	if (ref->have) {
 		print_runs("tcp loopback stream", ref->tcp);
+		snprintf(s1, sizeof(s1), "tcp %dx%d streams", d->clients,
+		    r->pcount);
+		print_runs(s1, ref->streams);
 		print_runs("local write", ref->local.write_mbps);
 		print_runs("local read", ref->local.read_mbps);
 		printf("  local file system: %s\n", w->local_dir);
 		printf("  write / min(tcp, local write) = %.2f   read / tcp = %.2f\n",
 		    ratio(wr, wref), ratio(rd, tcp));
+		printf("  write / %s = %.2f   read / %s = %.2f\n", s1,
+		    ratio(wr, ts), s1, ratio(rd, ts));
 	}
 	printf("RESULT data clients=%d pcount=%d size=%llu block=%llu ssize=%d "
 	    "fsync=%d write=%.1f read=%.1f tcp=%.1f local_write=%.1f "
-	    "local_read=%.1f write_ratio=%.3f read_ratio=%.3f\n", d->clients,
+	    "local_read=%.1f write_ratio=%.3f read_ratio=%.3f tcp_streams=%.1f "
+	    "write_streams_ratio=%.3f read_streams_ratio=%.3f\n", d->clients,
 	    r->pcount, (unsigned long long)d->size, (unsigned long long)d->block,
-	    r->ssize, d->fsync, wr, rd, tcp, lw, lr, ratio(wr, wref), ratio(rd, tcp));
+	    r->ssize, d->fsync, wr, rd, tcp, lw, lr, ratio(wr, wref), ratio(rd, tcp),
+	    ts, ratio(wr, ts), ratio(rd, ts));
 	if (ref->have_mnt)
 		printf("RESULT data-mount clients=%d size=%llu block=%llu "
 		    "write=%.1f read=%.1f native_write=%.1f native_read=%.1f "
@@ -758,18 +777,25 @@ static int
 cmd_tcp(const struct opts *o)
 {
 	double v[BENCH_RUNS];
-	int i;
+	char what[32] = "tcp loopback stream";
+	int i, n = o->pcount > 0 ? (int)o->pcount : 0;
 
-	for (i = 0; i < BENCH_RUNS; i++)
-		if ((v[i] = bench_ref_tcp(o->size, (size_t)o->block)) < 0) {
-			bench_err("loopback TCP stream failed");
+	if (n > 0)
+		snprintf(what, sizeof(what), "tcp %dx%d streams", o->clients, n);
+	for (i = 0; i < BENCH_RUNS; i++) {
+		v[i] = n > 0 ? bench_ref_tcp_streams(o->clients, n, o->size,
+		    (size_t)o->block) : bench_ref_tcp(o->size, (size_t)o->block);
+		if (v[i] < 0) {
+			bench_err("%s failed", what);
 			return 1;
 		}
+	}
 	printf("  %-22s %10s %10s %10s %10s\n", "MB/s (10^6 B/s)", "run 1",
 	    "run 2", "run 3", "reported");
-	print_runs("tcp loopback stream", v);
-	printf("RESULT tcp size=%llu block=%llu rate=%.1f\n",
-	    (unsigned long long)o->size, (unsigned long long)o->block,
+	print_runs(what, v);
+	printf("RESULT tcp size=%llu block=%llu senders=%d receivers=%d "
+	    "rate=%.1f\n", (unsigned long long)o->size,
+	    (unsigned long long)o->block, n > 0 ? o->clients : 1, n > 0 ? n : 1,
 	    bench_reported(v));
 	return 0;
 }

@@ -417,6 +417,7 @@ mgr_journal_remove_leftovers(const struct mgr_load *l)
 {
 	char path[PATH_MAX], name[64];
 	size_t i;
+	int removed = 0;
 
 	for (i = 0; i < l->njournals; i++) {
 		if (l->journals[i] == jr_gen)
@@ -427,10 +428,16 @@ mgr_journal_remove_leftovers(const struct mgr_load *l)
 			pvfs_fatal("%s: unlink: %s", path, strerror(errno));
 		pvfs_log_info("%s: removed (generation %" PRIu64 " is loaded)", path,
 		    jr_gen);
+		removed = 1;
 	}
-	if (l->have_snap_tmp && unlink(jr_path(path, jr_dir, "snapshot.tmp")) == 0)
+	if (l->have_snap_tmp && unlink(jr_path(path, jr_dir, "snapshot.tmp")) == 0) {
 		pvfs_log_info("%s: removed (an unfinished checkpoint)", path);
-	mgr_journal_sync_dir();
+		removed = 1;
+	}
+	/* A clean start changed no name here: no directory sync, which on a
+	 * busy disk can cost seconds of the restart. */
+	if (removed)
+		mgr_journal_sync_dir();
 }
 
 static void mgr_journal_checkpoint(void);

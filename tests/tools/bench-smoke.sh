@@ -47,6 +47,22 @@ for op in create+close open+close stat readdir rename unlink; do
 	grep "^RESULT meta .* op=$op " "$OUT" | grep -Eq ' rate=[1-9]' ||
 		fail "no rate for $op"
 done
+# Each client's own rate, with more than one.
+for op in create+close stat unlink; do
+	grep "^RESULT meta-client clients=2 .* op=$op " "$OUT" |
+		grep -Eq ' min=[1-9].* median=[1-9].* max=[1-9]' ||
+		fail "no per-client rates for $op"
+done
+
+# readdir of an existing directory: every entry counted.
+"$B/pvfs-mkdir" /pvfs/listed || fail "mkdir /pvfs/listed"
+for i in 1 2 3 4 5; do
+	"$B/pvfs-cp" /dev/null "/pvfs/listed/f$i" >/dev/null 2>&1 || fail "cp f$i"
+done
+"$B/pvfs-bench" readdir --path /pvfs/listed >"$OUT" 2>&1 || fail "readdir job failed"
+grep -Eq '^RESULT readdir entries=7 rate=[1-9]' "$OUT" || fail "no readdir figure"
+"$B/pvfs-bench" readdir >/dev/null 2>&1
+[ $? -eq 2 ] || fail "readdir without --path must exit 2"
 
 # Separately started clients meeting in a directory (the emulated
 # cluster's way), two ranks.

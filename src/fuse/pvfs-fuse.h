@@ -29,12 +29,28 @@ struct fz_ident {
 	gid_t groups[FZ_GROUPS];
 };
 
+/* Read-ahead of one open file (fuse-read.c): at most one fetch. */
+struct fz_ahead {
+	int on;                 /* direct I/O, not O_DIRECT, -o prefetch */
+	pthread_mutex_t lock;
+	pthread_cond_t done;    /* busy went 0 */
+	int busy;               /* a helper thread fetches into buf */
+	char *buf;              /* [off, off + len), got bytes; NULL: none */
+	uint64_t off;
+	size_t len;
+	ssize_t got;            /* -1: failed */
+	uint64_t wgen;          /* fz_data_changed count at its start */
+	int64_t when;           /* CLOCK_MONOTONIC ns it completed */
+	uint64_t next;          /* end of the last request */
+};
+
 /* An open file: the library's open file, and who opened it (its
  * capability was granted to them; a renewal asks again as them). */
 struct fz_file {
 	struct pvfs_file *f;
 	struct fz_ident who;
 	uint64_t ino;
+	struct fz_ahead ahead;
 };
 
 /* The mount. */
@@ -47,6 +63,7 @@ struct fz_mount {
 	int direct;             /* files in direct I/O mode unless -o page_cache */
 	int dio;                /* ...and the kernel lets them be mmapped (init) */
 	int handoff;            /* attr_timeout=0: fz_attr_take/give (init) */
+	int ahead;              /* -o prefetch=1 (default): fuse-read.c */
 	unsigned max_write;
 	unsigned read_ahead_kb; /* set at mount (root), 0: the kernel's */
 	char mnt[PATH_MAX];     /* the mount point, absolute */
@@ -87,6 +104,17 @@ extern const struct fuse_operations fz_ops;
 int fz_main(struct fuse_args *args);
 /* After INIT: the kernel takes FUSE_DIRECT_IO_ALLOW_MMAP. */
 int fz_direct_mmap(void);
+
+/* ---- fuse-read.c ---- */
+int fz_read_buf(const char *p, struct fuse_bufvec **bufp, size_t size,
+    off_t off, struct fuse_file_info *fi);
+/* An open file's read-ahead: set up at open (its O_* flags), ended at
+ * release (waits for a fetch in flight). */
+void fz_ahead_init(struct fz_file *h, int flags);
+void fz_ahead_fini(struct fz_file *h);
+/* Bytes changed through this mount (write, truncate, fallocate): what
+ * was fetched before is not served.  Called after the change. */
+void fz_data_changed(void);
 
 /* ---- fuse-xattr.c ---- */
 int fz_getxattr(const char *path, const char *name, char *value, size_t size);

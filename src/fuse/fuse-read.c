@@ -55,10 +55,11 @@ fz_ahead_init(struct fz_file *h, int flags)
 
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->done, NULL);
+	pthread_cond_init(&a->go, NULL);
 	a->on = fz.dio && fz.ahead && !(flags & O_DIRECT);
 }
 
-/* At release: no fetch may be running on h when it is freed. */
+/* At release: the helper ends before h is freed. */
 void
 fz_ahead_fini(struct fz_file *h)
 {
@@ -67,13 +68,20 @@ fz_ahead_fini(struct fz_file *h)
 	pthread_mutex_lock(&a->lock);
 	while (a->busy)
 		pthread_cond_wait(&a->done, &a->lock);
+	a->quit = 1;
+	pthread_cond_signal(&a->go);
 	pthread_mutex_unlock(&a->lock);
+	if (a->helper_on)
+		pthread_join(a->helper, NULL);
 	free(a->buf);
+	pthread_cond_destroy(&a->go);
 	pthread_cond_destroy(&a->done);
 	pthread_mutex_destroy(&a->lock);
 }
 
-/* The helper thread: one fetch as the file's opener. */
+/* The file's helper thread, started at its first fetch: each fetch as
+ * the file's opener, until release.  While busy, buf, off and len are
+ * its own. */
 static void *
 fz_ahead_run(void *arg)
 {
@@ -85,14 +93,23 @@ fz_ahead_run(void *arg)
 	if (fz.as_caller)
 		pvfs_client_set_ident(h->who.uid, h->who.gid, h->who.groups,
 		    h->who.ngroups);
-	iov.iov_base = a->buf;
-	iov.iov_len = a->len;
-	n = pvfs_file_preadv(h->f, &iov, 1, a->off);
 	pthread_mutex_lock(&a->lock);
-	a->got = n;
-	a->when = fz_mono();
-	a->busy = 0;
-	pthread_cond_broadcast(&a->done);
+	for (;;) {
+		while (!a->pending && !a->quit)
+			pthread_cond_wait(&a->go, &a->lock);
+		if (a->quit)
+			break;
+		a->pending = 0;
+		iov.iov_base = a->buf;
+		iov.iov_len = a->len;
+		pthread_mutex_unlock(&a->lock);
+		n = pvfs_file_preadv(h->f, &iov, 1, a->off);
+		pthread_mutex_lock(&a->lock);
+		a->got = n;
+		a->when = fz_mono();
+		a->busy = 0;
+		pthread_cond_broadcast(&a->done);
+	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
 }
@@ -112,8 +129,6 @@ static void
 fz_ahead_start(struct fz_file *h, uint64_t off, size_t len)
 {
 	struct fz_ahead *a = &h->ahead;
-	pthread_attr_t at;
-	pthread_t t;
 	char *buf;
 
 	if ((buf = malloc(len)) == NULL)
@@ -132,14 +147,16 @@ fz_ahead_start(struct fz_file *h, uint64_t off, size_t len)
 	a->got = -1;
 	a->wgen = atomic_load(&fz_wgen);
 	a->busy = 1;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, fz_ahead_run, h) != 0) {
-		a->busy = 0;
+	a->pending = 1;
+	if (a->helper_on) {
+		pthread_cond_signal(&a->go);
+	} else if (pthread_create(&a->helper, NULL, fz_ahead_run, h) == 0) {
+		a->helper_on = 1;
+	} else {
+		a->busy = a->pending = 0;
 		a->buf = NULL;
 		free(buf);
 	}
-	pthread_attr_destroy(&at);
 	pthread_mutex_unlock(&a->lock);
 }
 

@@ -34,7 +34,10 @@ struct fz_ahead {
 	int on;                 /* direct I/O, not O_DIRECT, -o prefetch */
 	pthread_mutex_t lock;
 	pthread_cond_t done;    /* busy went 0 */
-	int busy;               /* a helper thread fetches into buf */
+	pthread_cond_t go;      /* pending or quit went 1 */
+	pthread_t helper;       /* the file's fetching thread, once started */
+	int helper_on, pending, quit;
+	int busy;               /* a fetch into buf is asked for or running */
 	char *buf;              /* [off, off + len), got bytes; NULL: none */
 	uint64_t off;
 	size_t len;

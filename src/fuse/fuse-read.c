@@ -30,8 +30,10 @@
 #include "pvfs-fuse.h"
 
 #define FZ_AHEAD_NS 100000000   /* 100 ms: older fetched bytes are dropped */
+#define FZ_HELPERS_MAX 64       /* files read ahead at once; others are not */
 
 static _Atomic uint64_t fz_wgen; /* data changes through this mount */
+static _Atomic int fz_helpers;   /* helper threads alive */
 
 void
 fz_data_changed(void)
@@ -71,8 +73,10 @@ fz_ahead_fini(struct fz_file *h)
 	a->quit = 1;
 	pthread_cond_signal(&a->go);
 	pthread_mutex_unlock(&a->lock);
-	if (a->helper_on)
+	if (a->helper_on) {
 		pthread_join(a->helper, NULL);
+		atomic_fetch_sub(&fz_helpers, 1);
+	}
 	free(a->buf);
 	pthread_cond_destroy(&a->go);
 	pthread_cond_destroy(&a->done);
@@ -150,9 +154,13 @@ fz_ahead_start(struct fz_file *h, uint64_t off, size_t len)
 	a->pending = 1;
 	if (a->helper_on) {
 		pthread_cond_signal(&a->go);
-	} else if (pthread_create(&a->helper, NULL, fz_ahead_run, h) == 0) {
+	} else if (atomic_fetch_add(&fz_helpers, 1) < FZ_HELPERS_MAX &&
+	    pthread_create(&a->helper, NULL, fz_ahead_run, h) == 0) {
 		a->helper_on = 1;
 	} else {
+		atomic_fetch_sub(&fz_helpers, 1);
+		/* not for this open file, then */
+		__atomic_store_n(&a->on, 0, __ATOMIC_RELAXED);
 		a->busy = a->pending = 0;
 		a->buf = NULL;
 		free(buf);
@@ -210,7 +218,7 @@ fz_read_buf(const char *p, struct fuse_bufvec **bufp, size_t size, off_t off,
 		return -EINVAL;
 	if ((bv = malloc(sizeof(*bv))) == NULL)
 		return -ENOMEM;
-	if (h->ahead.on)
+	if (__atomic_load_n(&h->ahead.on, __ATOMIC_RELAXED))
 		buf = fz_ahead_take(h, (uint64_t)off, size, &seq);
 	if (buf == NULL) {
 		if ((buf = malloc(size > 0 ? size : 1)) == NULL) {

@@ -42,8 +42,6 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * (no copy of its own); from a pipe it would need one more. */
 	conn->want &= ~(FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 	    FUSE_CAP_SPLICE_MOVE);
-	/* Direct I/O only where shared mmap still works (fuse-loop.c). */
-	fz.dio = fz.direct && fz_direct_mmap();
 	if (fz.writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	else
@@ -339,7 +337,7 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 	/* O_DIRECT bypasses the page cache, as on a local file system, and
 	 * so does every open in direct I/O mode (doc/fuse.md, "Data
 	 * path"): one copy fewer each way, and no stale pages. */
-	if ((flags & O_DIRECT) || fz.dio)
+	if ((flags & O_DIRECT) || fz_dio())
 		fi->direct_io = 1;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	return 0;

@@ -58,7 +58,7 @@ fz_ahead_init(struct fz_file *h, int flags)
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->done, NULL);
 	pthread_cond_init(&a->go, NULL);
-	a->on = fz.dio && fz.ahead && !(flags & O_DIRECT);
+	a->on = fz_dio() && fz.ahead && !(flags & O_DIRECT);
 }
 
 /* At release: the helper ends before h is freed. */

@@ -63,8 +63,7 @@ struct fz_mount {
 	size_t prefix_len;
 	int as_caller;          /* root: each request as its caller */
 	int writeback;          /* -o writeback_cache */
-	int direct;             /* files in direct I/O mode unless -o page_cache */
-	int dio;                /* ...and the kernel lets them be mmapped (init) */
+	int direct;             /* direct I/O unless -o page_cache (fz_dio) */
 	int handoff;            /* attr_timeout=0: fz_attr_take/give (init) */
 	int ahead;              /* -o prefetch=1 (default): fuse-read.c */
 	unsigned max_write;
@@ -105,8 +104,9 @@ extern const struct fuse_operations fz_ops;
 /* ---- fuse-loop.c ---- */
 /* Mount, run and unmount, as fuse_main (the args it takes). */
 int fz_main(struct fuse_args *args);
-/* After INIT: the kernel takes FUSE_DIRECT_IO_ALLOW_MMAP. */
-int fz_direct_mmap(void);
+/* Files open in direct I/O mode: asked for, and the INIT reply carried
+ * FUSE_DIRECT_IO_ALLOW_MMAP (so shared mmap works); 0 before INIT. */
+int fz_dio(void);
 
 /* ---- fuse-read.c ---- */
 int fz_read_buf(const char *p, struct fuse_bufvec **bufp, size_t size,

@@ -204,7 +204,8 @@ fz_attr_take(const char *path, struct stat *st)
 	    strcmp(h->path, path) == 0;
 	if (hit)
 		*st = h->st;
-	h->pid = 0;
+	if (h->pid == pid)
+		h->pid = 0;
 	pthread_mutex_unlock(&fz_handoff_lock);
 	return hit;
 }

@@ -9,7 +9,8 @@
  * shared mmap of them (ENODEV).  Linux has it since 6.6 (protocol 7.39);
  * libfuse 3.14 cannot ask for it (its capability word is 32 bits and it
  * knows only its own flags), so the shim sets the bit in the reply when
- * the kernel offered it, and fz.direct says whether it did.
+ * the kernel offered it, and fz_dio() says whether it did: files open in
+ * direct I/O mode only then.
  */
 #include "config.h"
 
@@ -31,6 +32,7 @@
 
 static _Atomic uint64_t fz_init_unique; /* the INIT request's, 0: none yet */
 static _Atomic int fz_kernel_mmap;       /* the kernel offered the flag */
+static _Atomic int fz_mmap_sent;         /* ...and our reply carried it */
 
 static ssize_t
 fz_io_read(int fd, void *buf, size_t len, void *ud)
@@ -60,6 +62,7 @@ fz_io_writev(int fd, struct iovec *iov, int count, void *ud)
 	const struct fuse_out_header *oh = iov[0].iov_base;
 	struct fuse_init_out io;
 	struct iovec v[2];
+	ssize_t n;
 
 	(void)ud;
 	if (count != 2 || iov[0].iov_len != sizeof(*oh) || oh->error != 0 ||
@@ -73,14 +76,16 @@ fz_io_writev(int fd, struct iovec *iov, int count, void *ud)
 	v[0] = iov[0];
 	v[1].iov_base = &io;
 	v[1].iov_len = sizeof(io);
-	return writev(fd, v, 2);
+	n = writev(fd, v, 2);
+	if (n == (ssize_t)(sizeof(*oh) + sizeof(io)))
+		atomic_store(&fz_mmap_sent, 1);
+	return n;
 }
 
-/* After INIT: whether files open in direct I/O mode (fz_init). */
 int
-fz_direct_mmap(void)
+fz_dio(void)
 {
-	return atomic_load(&fz_kernel_mmap);
+	return fz.direct && atomic_load(&fz_mmap_sent);
 }
 
 /* fuse_main (libfuse 3.14's fuse_main_real), with the shim installed

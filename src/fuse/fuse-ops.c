@@ -42,8 +42,6 @@ fz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * (no copy of its own); from a pipe it would need one more. */
 	conn->want &= ~(FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 	    FUSE_CAP_SPLICE_MOVE);
-	/* Direct I/O only where shared mmap still works (fuse-loop.c). */
-	fz.dio = fz.direct && fz_direct_mmap();
 	if (fz.writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	else
@@ -162,6 +160,7 @@ fz_truncate(const char *p, off_t size, struct fuse_file_info *fi)
 {
 	struct fz_file *h = fi != NULL ? fz_fh(fi) : NULL;
 	struct pvfs_file_info info;
+	int rc;
 	FZ_PATH(path, p);
 
 	if (size < 0)
@@ -170,10 +169,13 @@ fz_truncate(const char *p, off_t size, struct fuse_file_info *fi)
 		pvfs_file_info(h->f, &info);
 	if (h != NULL && (info.flags & O_ACCMODE) != O_RDONLY) {
 		fz_as(&h->who);
-		return pvfs_file_truncate(h->f, (uint64_t)size) == 0 ? 0 : fz_err();
+		rc = pvfs_file_truncate(h->f, (uint64_t)size);
+	} else {
+		fz_as(NULL);
+		rc = pvfs_truncate(path, size);
 	}
-	fz_as(NULL);
-	return pvfs_truncate(path, size) == 0 ? 0 : fz_err();
+	fz_data_changed();
+	return rc == 0 ? 0 : fz_err();
 }
 
 static int
@@ -327,6 +329,7 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 	pvfs_file_info(h->f, &info);
 	h->ino = info.ino;
 	fz_open_count(h->ino, 1);
+	fz_ahead_init(h, flags);
 	/* libfuse's create asks for the new file's attributes next: the
 	 * mgr's reply to the create has them (no GETATTR, no IOD_SIZE). */
 	if ((flags & O_CREAT) && pvfs_file_created_stat(h->f, &st) == 0)
@@ -334,7 +337,7 @@ fz_open_as(const char *p, struct fuse_file_info *fi, int flags, mode_t mode)
 	/* O_DIRECT bypasses the page cache, as on a local file system, and
 	 * so does every open in direct I/O mode (doc/fuse.md, "Data
 	 * path"): one copy fewer each way, and no stale pages. */
-	if ((flags & O_DIRECT) || fz.dio)
+	if ((flags & O_DIRECT) || fz_dio())
 		fi->direct_io = 1;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	return 0;
@@ -358,22 +361,10 @@ fz_release(const char *p, struct fuse_file_info *fi)
 	struct fz_file *h = fz_fh(fi);
 
 	fz_open_count(h->ino, -1);
+	fz_ahead_fini(h);
 	pvfs_file_close(h->f);
 	free(h);
 	return 0;
-}
-
-static int
-fz_read(const char *p, char *buf, size_t size, off_t off,
-    struct fuse_file_info *fi)
-{
-	struct fz_file *h = fz_fh(fi);
-	struct iovec iov = { buf, size };
-	ssize_t n;
-
-	fz_as(&h->who);
-	n = pvfs_file_preadv(h->f, &iov, 1, (uint64_t)off);
-	return n < 0 ? fz_err() : (int)n;
 }
 
 static int
@@ -386,6 +377,7 @@ fz_write(const char *p, const char *buf, size_t size, off_t off,
 
 	fz_as(&h->who);
 	n = pvfs_file_pwritev(h->f, &iov, 1, (uint64_t)off);
+	fz_data_changed();
 	return n < 0 ? fz_err() : (int)n;
 }
 
@@ -407,6 +399,7 @@ fz_fallocate(const char *p, int mode, off_t off, off_t len,
 {
 	struct fz_file *h = fz_fh(fi);
 	uint64_t size;
+	int rc;
 
 	if (mode != 0)
 		return -EOPNOTSUPP;
@@ -419,8 +412,9 @@ fz_fallocate(const char *p, int mode, off_t off, off_t len,
 		return fz_err();
 	if ((uint64_t)(off + len) <= size)
 		return 0;
-	return pvfs_file_truncate(h->f, (uint64_t)(off + len)) == 0 ? 0 :
-	    fz_err();
+	rc = pvfs_file_truncate(h->f, (uint64_t)(off + len));
+	fz_data_changed();
+	return rc == 0 ? 0 : fz_err();
 }
 
 /* ---- directories ---- */
@@ -534,7 +528,7 @@ const struct fuse_operations fz_ops = {
 	.open = fz_open,
 	.create = fz_create,
 	.release = fz_release,
-	.read = fz_read,
+	.read_buf = fz_read_buf,
 	.write = fz_write,
 	.fsync = fz_fsync,
 	.fallocate = fz_fallocate,

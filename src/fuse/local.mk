@@ -7,7 +7,8 @@ sbin_SCRIPTS += mount.fuse.pvfs
 man1_MANS += doc/man/pvfs-fuse.1
 man8_MANS += doc/man/mount.fuse.pvfs.8
 pvfs_fuse_SOURCES = src/fuse/pvfs-fuse.h src/fuse/pvfs-fuse.c \
-	src/fuse/fuse-ops.c src/fuse/fuse-xattr.c src/fuse/fuse-loop.c
+	src/fuse/fuse-ops.c src/fuse/fuse-xattr.c src/fuse/fuse-loop.c \
+	src/fuse/fuse-read.c
 pvfs_fuse_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS)
 pvfs_fuse_LDADD = libpvfs-client.la libpvfs-common.la $(FUSE_LIBS) $(PTHREAD_LIBS)
 CLEANFILES += mount.fuse.pvfs

@@ -204,7 +204,8 @@ fz_attr_take(const char *path, struct stat *st)
 	    strcmp(h->path, path) == 0;
 	if (hit)
 		*st = h->st;
-	h->pid = 0;
+	if (h->pid == pid)
+		h->pid = 0;
 	pthread_mutex_unlock(&fz_handoff_lock);
 	return hit;
 }
@@ -270,6 +271,7 @@ struct fz_opts {
 	unsigned read_ahead_kb;
 	int writeback;
 	int page_cache;
+	int prefetch;
 	int as_owner;
 	int help, version;
 };
@@ -280,6 +282,7 @@ static const struct fuse_opt fz_optspec[] = {
 	{ "read_ahead_kb=%u", offsetof(struct fz_opts, read_ahead_kb), 0 },
 	FZ_OPT("writeback_cache", writeback),
 	FZ_OPT("page_cache", page_cache),
+	{ "prefetch=%u", offsetof(struct fz_opts, prefetch), 0 },
 	FZ_OPT("as_owner", as_owner),
 	FZ_OPT("-h", help),
 	FZ_OPT("--help", help),
@@ -319,6 +322,8 @@ fz_usage(void)
 "                       (read-ahead for small reads; default: direct I/O)\n"
 "  -o writeback_cache   let the kernel cache writes (one writer a file;\n"
 "                       implies page_cache)\n"
+"  -o prefetch=0        direct I/O: no read-ahead in pvfs-fuse for sequential\n"
+"                       readers (default 1)\n"
 "  -o read_ahead_kb=N   the mount's read-ahead, as root (default 1024; 0: the\n"
 "                       kernel's 128)\n"
 "  -o as_owner          as root: act as root, not as each caller\n"
@@ -391,6 +396,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.read_ahead_kb = 1024;
+	o.prefetch = 1;
 	if (fuse_opt_parse(&args, &o, fz_optspec, fz_optproc) != 0)
 		return 1;
 	if (o.version) {
@@ -427,6 +433,7 @@ main(int argc, char **argv)
 	fz.source = fz.prefix;
 	fz.writeback = o.writeback;
 	fz.direct = !o.page_cache && !o.writeback;
+	fz.ahead = o.prefetch != 0;
 	fz.as_caller = geteuid() == 0 && !o.as_owner;
 	fz.max_write = 1024 * 1024;
 	/* Safe defaults for several clients writing the same files; options

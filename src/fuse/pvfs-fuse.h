@@ -29,12 +29,31 @@ struct fz_ident {
 	gid_t groups[FZ_GROUPS];
 };
 
+/* Read-ahead of one open file (fuse-read.c): at most one fetch. */
+struct fz_ahead {
+	int on;                 /* direct I/O, not O_DIRECT, -o prefetch */
+	pthread_mutex_t lock;
+	pthread_cond_t done;    /* busy went 0 */
+	pthread_cond_t go;      /* pending or quit went 1 */
+	pthread_t helper;       /* the file's fetching thread, once started */
+	int helper_on, pending, quit;
+	int busy;               /* a fetch into buf is asked for or running */
+	char *buf;              /* [off, off + len), got bytes; NULL: none */
+	uint64_t off;
+	size_t len;
+	ssize_t got;            /* -1: failed */
+	uint64_t wgen;          /* fz_data_changed count at its start */
+	int64_t when;           /* CLOCK_MONOTONIC ns it completed */
+	uint64_t next;          /* end of the last request */
+};
+
 /* An open file: the library's open file, and who opened it (its
  * capability was granted to them; a renewal asks again as them). */
 struct fz_file {
 	struct pvfs_file *f;
 	struct fz_ident who;
 	uint64_t ino;
+	struct fz_ahead ahead;
 };
 
 /* The mount. */
@@ -44,9 +63,9 @@ struct fz_mount {
 	size_t prefix_len;
 	int as_caller;          /* root: each request as its caller */
 	int writeback;          /* -o writeback_cache */
-	int direct;             /* files in direct I/O mode unless -o page_cache */
-	int dio;                /* ...and the kernel lets them be mmapped (init) */
+	int direct;             /* direct I/O unless -o page_cache (fz_dio) */
 	int handoff;            /* attr_timeout=0: fz_attr_take/give (init) */
+	int ahead;              /* -o prefetch=1 (default): fuse-read.c */
 	unsigned max_write;
 	unsigned read_ahead_kb; /* set at mount (root), 0: the kernel's */
 	char mnt[PATH_MAX];     /* the mount point, absolute */
@@ -85,8 +104,20 @@ extern const struct fuse_operations fz_ops;
 /* ---- fuse-loop.c ---- */
 /* Mount, run and unmount, as fuse_main (the args it takes). */
 int fz_main(struct fuse_args *args);
-/* After INIT: the kernel takes FUSE_DIRECT_IO_ALLOW_MMAP. */
-int fz_direct_mmap(void);
+/* Files open in direct I/O mode: asked for, and the INIT reply carried
+ * FUSE_DIRECT_IO_ALLOW_MMAP (so shared mmap works); 0 before INIT. */
+int fz_dio(void);
+
+/* ---- fuse-read.c ---- */
+int fz_read_buf(const char *p, struct fuse_bufvec **bufp, size_t size,
+    off_t off, struct fuse_file_info *fi);
+/* An open file's read-ahead: set up at open (its O_* flags), ended at
+ * release (waits for a fetch in flight). */
+void fz_ahead_init(struct fz_file *h, int flags);
+void fz_ahead_fini(struct fz_file *h);
+/* Bytes changed through this mount (write, truncate, fallocate): what
+ * was fetched before is not served.  Called after the change. */
+void fz_data_changed(void);
 
 /* ---- fuse-xattr.c ---- */
 int fz_getxattr(const char *path, const char *name, char *value, size_t size);

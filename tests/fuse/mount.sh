@@ -116,6 +116,21 @@ assert os.pread(fd, 200000, 0) == open('$T/coh1', 'rb').read()
 subprocess.run(['pvfs-cp', '$T/coh2', '/pvfs/coh'], check=True)
 assert os.pread(fd, 200000, 0) == open('$T/coh2', 'rb').read()
 "
+# pvfs-fuse reads ahead for a sequential reader (fuse-read.c): a write
+# through the mount to the range it fetched must be read, not the fetch.
+check "a write through the mount after a read-ahead is read" python3 -c "
+import os, time
+a = os.urandom(1 << 20); b = os.urandom(1 << 20); c = os.urandom(1 << 20)
+with open('$M/ahead', 'wb') as f:
+    f.write(a + b + b)
+fd = os.open('$M/ahead', os.O_RDONLY)
+assert os.pread(fd, 1 << 20, 0) == a
+time.sleep(0.05)
+wfd = os.open('$M/ahead', os.O_WRONLY)
+os.pwrite(wfd, c, 1 << 20)
+assert os.pread(fd, 1 << 20, 1 << 20) == c
+assert os.pread(fd, 1 << 20, 2 << 20) == b
+"
 
 # Writable shared mmap through the kernel's page cache (also with direct
 # I/O: FUSE_DIRECT_IO_ALLOW_MMAP, doc/fuse.md).

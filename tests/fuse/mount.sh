@@ -103,6 +103,29 @@ check "read through the mount: the same bytes" cmp "$T/big" "$M/native"
 check "dd O_DIRECT through the mount" dd if="$T/big" of="$M/direct" bs=1M oflag=direct status=none
 check "O_DIRECT bytes, read natively" sh -c "pvfs-cp /pvfs/direct - | cmp - '$T/big'"
 check "dd iflag=direct reads them back" sh -c "dd if='$M/direct' bs=1M iflag=direct status=none | cmp - '$T/big'"
+# Direct I/O is the default (doc/fuse.md): a read through the mount
+# leaves none of the file in the page cache; page_cache mode (below) does.
+# One descriptor reads the file, then maps it and asks mincore (another
+# open would drop the cached pages).
+cached_after_read() {
+	python3 -c "
+import ctypes, mmap, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+n = os.fstat(fd).st_size
+while os.read(fd, 1 << 20):
+    pass
+addr = libc.mmap(None, n, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+assert addr not in (None, ctypes.c_void_p(-1).value), os.strerror(ctypes.get_errno())
+vec = (ctypes.c_ubyte * ((n + 4095) // 4096))()
+assert libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(n), vec) == 0
+print(sum(v & 1 for v in vec))
+" "$1"
+}
+check_out "direct I/O: a read leaves no page of the file cached" "0" \
+	cached_after_read "$M/native"
 
 # Direct I/O (the default): a file kept open reads another client's write
 # at once, no stale pages.
@@ -235,6 +258,8 @@ check_out "appends from both" "second
 third
 fourth" sh -c "echo third >>'$M/shared'; echo fourth >>'$T/m2/shared'; cat '$M/shared'"
 check "page_cache: the 12 MiB file reads the same" cmp "$T/big" "$T/m2/big"
+some_cached() { [ "$(cached_after_read "$1")" -gt 0 ]; }
+check "page_cache: a read leaves the file's pages cached" some_cached "$T/m2/big"
 check "page_cache: cp into the mount, read natively" sh -c \
 	"cp '$T/rand' '$T/m2/pc' && pvfs-cp /pvfs/pc - | cmp - '$T/rand'"
 check "page_cache: python mmap ACCESS_WRITE" python3 -c "

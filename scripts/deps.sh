@@ -6,7 +6,7 @@ PVFS_DEPS="gcc make autoconf automake libtool pkg-config libev-dev libcmocka-dev
 PVFS_DEPS="$PVFS_DEPS munge libmunge-dev"  # MUNGE authentication (doc/security.md)
 PVFS_DEPS="$PVFS_DEPS iproute2"  # the multi-host tests (tests/netns/)
 PVFS_DEPS="$PVFS_DEPS dpkg-dev libhwloc-dev"  # make romio: MPICH from source (doc/romio.md)
-PVFS_DEPS="$PVFS_DEPS libfuse3-dev fuse3 busybox-static util-linux-extra"  # pvfs-fuse and its tests (doc/fuse.md; fincore)
+PVFS_DEPS="$PVFS_DEPS libfuse3-dev fuse3 busybox-static"  # pvfs-fuse and its tests (doc/fuse.md)
 PVFS_DEPS="$PVFS_DEPS debhelper fakeroot lintian adduser"  # the packages (scripts/deb.sh, tests/netns/deploy.sh)
 
 pvfs_install_deps() {

@@ -764,6 +764,11 @@ rs_spawn(void)
 		return;
 	}
 	if (pid == 0) {
+		sigset_t none;
+
+		/* the loop's blocked signals must not outlive the exec */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		setenv("PVFSTAB_FILE", rs_tab, 1);
 		execl(rs_cmd, rs_cmd, "/resync", (char *)NULL);
 		fprintf(stderr, "pvfs-mgr: %s: %s\n", rs_cmd, strerror(errno));

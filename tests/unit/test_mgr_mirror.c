@@ -235,6 +235,8 @@ test_size_and_gone(void **state)
 	assert_int_equal(st->next, 0);
 	assert_int_equal(mt_unlink("/f"), 0);
 	assert_int_equal(mgr_mirror_count(), 1);
+	/* never handed out (a CLEAN of it would not apply) */
+	assert_null(mgr_mirror_find(in->ino, in->gen, 3, 0));
 	mgr_mirror_walk(never_called, &n);
 	assert_int_equal(mgr_mirror_count(), 0);
 }

@@ -10,7 +10,9 @@ command -v fio >/dev/null || { echo "SKIP: fio is not installed (apt-get install
 
 CYCLES=${PVFS_MIRROR_FIO_CYCLES:-2}
 SIZE=${PVFS_MIRROR_FIO_SIZE:-4M}
-FIO="fio --ioengine=psync --verify=crc32c --verify_fatal=1 --output-format=terse --minimal --name=m --filename=/pvfs/m/fio.m --bsrange=512-64k --size=$SIZE --randseed=7"
+FIO="fio --ioengine=psync --verify=crc32c --verify_fatal=1 --verify_state_save=0
+	--output-format=terse --minimal --name=m --filename=/pvfs/m/fio.m
+	--bsrange=512-64k --size=$SIZE --randseed=7"
 export FIO CYCLES B T
 
 # fio lays its file out anew: it is mirrored by its directory's default

@@ -42,11 +42,15 @@
 #define RS_LEASE_MARGIN_MS 1000 /* clock rates and the HELLO's delivery */
 #define RS_JOB_MS (10 * 60 * 1000) /* a job not reported is handed out again */
 #define RS_WAIT_MS 1000         /* "no job now": ask again after */
+/* An iod refuses a resync's capability minted in the second its copy
+ * became stale there (or before): jobs wait this long after its set. */
+#define RS_SETTLE_MS 1500
 
 struct rs_iod {
 	uint64_t version;       /* of its stale set */
 	uint64_t acked;         /* the version it said it holds */
 	int64_t refused_ms;     /* a connection it refused (monotonic), 0 */
+	int64_t acked_ms;       /* when acked last changed */
 };
 
 /* A DIRTY reply waiting for its copies to be fenced. */
@@ -198,6 +202,8 @@ mgr_resync_iod_acked(uint32_t index, uint64_t version)
 	rs_init_iods();
 	if (index >= mgr.niods)
 		return;
+	if (rs_iods[index].acked != version)
+		rs_iods[index].acked_ms = pvfs_mono_ms();
 	rs_iods[index].acked = version;
 	if (version != rs_iods[index].version)
 		mgr_iods_kick(index); /* a restarted iod: send it the set */
@@ -432,7 +438,8 @@ rs_pick_one(const struct mgr_stale *st, void *arg)
 
 	if (j != NULL && j->until_ms > pvfs_mono_ms())
 		return 0;
-	if (!mgr_iods_ok(iod) || rs_iods[iod].acked != rs_iods[iod].version)
+	if (!mgr_iods_ok(iod) || rs_iods[iod].acked != rs_iods[iod].version ||
+	    pvfs_mono_ms() - rs_iods[iod].acked_ms < RS_SETTLE_MS)
 		return 0;
 	if ((p->from = rs_fresh_copy(in, st)) < 0)
 		return 0;

@@ -108,7 +108,8 @@ mio_lost(const struct io_stream *st)
 
 /* Connect every stream; one that cannot connect fails alone (lost), the
  * others still run.  A refused connection makes us ask the mgr for the
- * iod table once (an iod restarted on a new port). */
+ * iod table once (an iod restarted on a new port), unless the iod failed
+ * us moments ago: while it stays down, each write would ask again. */
 static void
 mio_connect(struct mio *m)
 {
@@ -123,8 +124,8 @@ mio_connect(struct mio *m)
 		if (pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
 		    &st->conn) == 0)
 			continue;
-		if (errno == ECONNREFUSED && !reloaded++ &&
-		    pvfs_client_fs_reload_iods(fs) == 1 &&
+		if (errno == ECONNREFUSED && !mio_avoided(m, st->iod) &&
+		    !reloaded++ && pvfs_client_fs_reload_iods(fs) == 1 &&
 		    pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
 		    &st->conn) == 0)
 			continue;

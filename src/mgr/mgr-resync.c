@@ -79,6 +79,8 @@ static ev_timer rs_timer;
 static struct pvfs_extent rs_exts[PVFS_RESYNC_EXT_MAX];
 static struct pvfs_stale_wire rs_wire[PVFS_RESYNC_LIST_MAX];
 static uint64_t rs_reports, rs_jobs_done, rs_bytes_done;
+/* A HELLO of the mgr that ran before may be as recent as our start. */
+static int64_t rs_start_ms;
 
 #define RS_SPAWN_S 1.0          /* how often a worker is considered */
 #define RS_RESPAWN_FAIL_MS 5000 /* after a worker that failed */
@@ -121,8 +123,11 @@ rs_bump(uint32_t iod)
 static int64_t
 rs_lease_bound(uint32_t iod)
 {
-	return mgr_iods_hello_sent_ms(iod) + mgr_iods_lease_ms() +
-	    RS_LEASE_MARGIN_MS;
+	int64_t sent = mgr_iods_hello_sent_ms(iod);
+
+	if (sent < rs_start_ms)
+		sent = rs_start_ms;
+	return sent + mgr_iods_lease_ms() + RS_LEASE_MARGIN_MS;
 }
 
 static int
@@ -855,6 +860,7 @@ void
 mgr_resync_start(struct ev_loop *loop, const char *cmd, const char *sock)
 {
 	rs_loop = loop;
+	rs_start_ms = pvfs_mono_ms();
 	rs_init_iods();
 	ev_init(&rs_timer, rs_timer_cb);
 	ev_child_init(&rs_child, rs_child_cb, 0, 0);

@@ -411,19 +411,53 @@ rs_job_add(uint64_t ino, uint32_t rel, uint32_t copy)
 	j->until_ms = pvfs_mono_ms() + RS_JOB_MS;
 }
 
-/* A fresh copy of st's rel on an iod that answers, or -1. */
+/* Can copy o (stale itself, or NULL: fresh) give st its ranges?  When
+ * both copies missed writes (each lost its iod in turn), o serves if
+ * what it misses is none of what st misses. */
+static int
+rs_source_ok(const struct mgr_stale *st, const struct mgr_stale *o)
+{
+	const struct pvfs_extent *a, *b;
+	uint32_t i = 0, j = 0;
+
+	if (o == NULL)
+		return 1;
+	if (o->whole || o->size || st->whole || st->size)
+		return 0;
+	a = mgr_mirror_extents(st);
+	b = mgr_mirror_extents(o);
+	while (i < st->next && j < o->next) {
+		if (a[i].offset + a[i].length <= b[j].offset)
+			i++;
+		else if (b[j].offset + b[j].length <= a[i].offset)
+			j++;
+		else
+			return 0;
+	}
+	return 1;
+}
+
+/* A copy of st's rel that holds what st misses, on an iod that answers
+ * and holds its current set (a fresh one first), or -1. */
 static int
 rs_fresh_copy(const struct mgr_inode *in, const struct mgr_stale *st)
 {
-	uint32_t k, n = mgr_mirror_copies(&in->dist);
+	const struct mgr_stale *o;
+	uint32_t k, n = mgr_mirror_copies(&in->dist), iod;
+	int best = -1;
 
 	for (k = 0; k < n; k++) {
-		if (k != st->copy &&
-		    mgr_mirror_find(st->ino, st->gen, st->rel, k) == NULL &&
-		    mgr_iods_ok(mgr_mirror_iod(&in->dist, st->rel, k)))
+		iod = mgr_mirror_iod(&in->dist, st->rel, k);
+		if (k == st->copy || !mgr_iods_ok(iod))
+			continue;
+		o = mgr_mirror_find(st->ino, st->gen, st->rel, k);
+		if (o == NULL)
 			return (int)k;
+		if (best < 0 && rs_iods[iod].acked == rs_iods[iod].version &&
+		    rs_source_ok(st, o))
+			best = (int)k;
 	}
-	return -1;
+	return best;
 }
 
 struct rs_pick {

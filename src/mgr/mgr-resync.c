@@ -509,7 +509,9 @@ rs_next(struct pvfs_mgr_resync_rep *rep)
 	rep->flags = (st->whole ? PVFS_RESYNC_WHOLE : 0) |
 	    (st->size ? PVFS_RESYNC_SIZE : 0);
 	rep->next = st->next;
-	memcpy(rs_exts, mgr_mirror_extents(st), st->next * sizeof(*rs_exts));
+	if (st->next > 0) /* a whole copy has no ranges (and no array) */
+		memcpy(rs_exts, mgr_mirror_extents(st),
+		    st->next * sizeof(*rs_exts));
 	rep->exts = rs_exts;
 	mgr_cap_mint(st->ino, st->gen, PVFS_R_READ | PVFS_R_WRITE | PVFS_R_SIZE |
 	    PVFS_R_RESYNC, &in->dist, &rep->cap);
@@ -663,7 +665,8 @@ rs_list(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
 			n--; /* a file is never split across answers */
 		rep->eof = 0;
 	}
-	memcpy(rs_wire, l.all, n * sizeof(*rs_wire));
+	if (n > 0)
+		memcpy(rs_wire, l.all, n * sizeof(*rs_wire));
 	rep->n = (uint32_t)n;
 	rep->list = rs_wire;
 	free(l.all);

@@ -75,7 +75,8 @@ TOOL_TESTS = tests/tools/ls.sh tests/tools/cp.sh tests/tools/cp-big.sh \
 	tests/tools/signals.sh tests/tools/iod-down.sh
 PRELOAD_TESTS = tests/preload/coreutils.sh tests/preload/shell.sh \
 	tests/preload/programs.sh tests/preload/build.sh tests/preload/fio.sh \
-	tests/preload/random.sh tests/preload/trees.sh
+	tests/preload/random.sh tests/preload/trees.sh \
+	tests/preload/mirror-fio.sh
 # Several emulated hosts (network namespaces; root only, else skipped).
 NETNS_TESTS = tests/netns/hosts.sh tests/netns/deploy.sh
 # The FUSE client (doc/fuse.md): skipped (77) when pvfs-fuse is not built
@@ -113,7 +114,8 @@ dist-hook:
 # tests/stress/run.sh runs them in order and keeps their logs in
 # stress-logs/.  kill-restart and soak run short in make check, long here.
 STRESS_TESTS = tests/stress/fuzz-long.sh tests/stress/kill-restart.sh \
-	tests/stress/load-1000.sh tests/stress/soak.sh tests/stress/vanish-long.sh
+	tests/stress/load-1000.sh tests/stress/soak.sh tests/stress/vanish-long.sh \
+	tests/stress/mirror-fio.sh
 EXTRA_DIST += tests/stress/run.sh $(STRESS_TESTS)
 stress: all
 	$(MAKE) $(AM_MAKEFLAGS) $(check_PROGRAMS)

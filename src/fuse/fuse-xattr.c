@@ -1,15 +1,16 @@
 /*
  * fuse-xattr.c - a regular file's distribution as extended attributes:
- * user.pvfs.base, user.pvfs.pcount, user.pvfs.ssize (decimal text).
+ * user.pvfs.base, user.pvfs.pcount, user.pvfs.ssize and user.pvfs.copies
+ * (decimal text; copies > 1: a mirrored file).  A directory has
+ * user.pvfs.copies alone: its default for new files (0: none), which the
+ * mgr does keep, so setting it is a plain SETATTR.
  *
  * The mgr fixes a distribution when the file is made (MGR_OPEN with
  * O_CREAT) and has no call to change it, so setting one on an empty file
  * makes a new file with the new distribution beside it and renames it
  * over the old one: same name, mode, owner and times, a new inode.  Only
  * the owner (or root) may, only while the file is empty and not open
- * through this mount.  Directories have no distribution and the mgr keeps
- * no default per directory, so they have none of these names
- * (doc/fuse.md).
+ * through this mount (doc/fuse.md).
  */
 #include "config.h"
 
@@ -25,8 +26,10 @@
 
 #define FZ_XATTR_PREFIX "user.pvfs."
 
-static const char *const fz_xattr_names[] = { "base", "pcount", "ssize" };
-#define FZ_NXATTR 3
+static const char *const fz_xattr_names[] = { "base", "pcount", "ssize",
+	"copies" };
+#define FZ_NXATTR 4
+#define FZ_COPIES 3 /* the index of copies, a directory's only name */
 
 /* The index of a name of ours, -1 if it is not one. */
 static int
@@ -42,35 +45,43 @@ fz_xattr_index(const char *name)
 	return -1;
 }
 
+/* A file's layout: its distribution and copies. */
+struct fz_layout {
+	struct pvfs_filestat d;
+	int32_t copies;
+};
+
 static int32_t *
-fz_dist_field(struct pvfs_filestat *d, int i)
+fz_dist_field(struct fz_layout *l, int i)
 {
-	return i == 0 ? &d->base : i == 1 ? &d->pcount : &d->ssize;
+	return i == 0 ? &l->d.base : i == 1 ? &l->d.pcount :
+	    i == 2 ? &l->d.ssize : &l->copies;
 }
 
-/* The regular file at path and its distribution. */
+/* The regular file (or, for copies, directory) at path and its layout. */
 static int
-fz_dist_get(const char *path, struct stat *st, struct pvfs_filestat *d)
+fz_dist_get(const char *path, int i, struct stat *st, struct fz_layout *l)
 {
 	struct pvfs_attr_info a;
 
 	if (pvfs_lstat(path, st) != 0)
 		return fz_err();
-	if (!S_ISREG(st->st_mode))
+	if (!S_ISREG(st->st_mode) && !(S_ISDIR(st->st_mode) && i == FZ_COPIES))
 		return -ENODATA;
 	if (pvfs_admin_attr(path, &a) != 0)
 		return fz_err();
-	memset(d, 0, sizeof(*d));
-	d->base = (int32_t)a.base;
-	d->pcount = (int32_t)a.pcount;
-	d->ssize = (int32_t)a.ssize;
+	memset(l, 0, sizeof(*l));
+	l->d.base = (int32_t)a.base;
+	l->d.pcount = (int32_t)a.pcount;
+	l->d.ssize = (int32_t)a.ssize;
+	l->copies = (int32_t)a.copies;
 	return 0;
 }
 
 int
 fz_getxattr(const char *p, const char *name, char *value, size_t size)
 {
-	struct pvfs_filestat d;
+	struct fz_layout d;
 	struct stat st;
 	char text[16];
 	int i, n, rc;
@@ -81,7 +92,7 @@ fz_getxattr(const char *p, const char *name, char *value, size_t size)
 	if ((rc = fz_path(p, path)) != 0)
 		return rc;
 	fz_as(NULL);
-	if ((rc = fz_dist_get(path, &st, &d)) != 0)
+	if ((rc = fz_dist_get(path, i, &st, &d)) != 0)
 		return rc;
 	n = snprintf(text, sizeof(text), "%d", (int)*fz_dist_field(&d, i));
 	if (size == 0)
@@ -105,9 +116,9 @@ fz_listxattr(const char *p, char *list, size_t size)
 	fz_as(NULL);
 	if (pvfs_lstat(path, &st) != 0)
 		return fz_err();
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return 0;
-	for (i = 0; i < FZ_NXATTR; i++) {
+	for (i = S_ISDIR(st.st_mode) ? FZ_COPIES : 0; i < FZ_NXATTR; i++) {
 		n = strlen(FZ_XATTR_PREFIX) + strlen(fz_xattr_names[i]) + 1;
 		if (size != 0) {
 			if (len + n > size)
@@ -156,11 +167,10 @@ fz_temp_name(const char *path, char *out)
 	return n < 0 || n >= FZ_PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-/* Make tmp the twin of st with distribution d, then put it in path's
- * place. */
+/* Make tmp the twin of st with layout l, then put it in path's place. */
 static int
 fz_relayout(const char *path, const struct stat *st,
-    const struct pvfs_filestat *d, const struct fz_ident *who)
+    const struct fz_layout *l, const struct fz_ident *who)
 {
 	struct pvfs_setattr sa = { .mask = 0 };
 	struct pvfs_file *f;
@@ -169,8 +179,8 @@ fz_relayout(const char *path, const struct stat *st,
 
 	if ((rc = fz_temp_name(path, tmp)) != 0)
 		return rc;
-	if ((f = pvfs_file_open(tmp, O_CREAT | O_EXCL | O_WRONLY,
-	    st->st_mode & 0700, d)) == NULL)
+	if ((f = pvfs_file_open_copies(tmp, O_CREAT | O_EXCL | O_WRONLY,
+	    st->st_mode & 0700, &l->d, l->copies < 0 ? 0 : l->copies)) == NULL)
 		return fz_err();
 	pvfs_file_close(f);
 	/* The owner and group the old file had: root's to give (the
@@ -203,7 +213,8 @@ int
 fz_setxattr(const char *p, const char *name, const char *value, size_t size,
     int flags)
 {
-	struct pvfs_filestat d, want;
+	struct fz_layout d, want;
+	struct pvfs_setattr sa = { .mask = PVFS_SET_COPIES };
 	struct fz_ident who;
 	struct stat st;
 	int32_t v;
@@ -220,8 +231,13 @@ fz_setxattr(const char *p, const char *name, const char *value, size_t size,
 		return rc;
 	fz_caller(&who);
 	fz_as(&who);
-	if ((rc = fz_dist_get(path, &st, &d)) != 0)
+	if ((rc = fz_dist_get(path, i, &st, &d)) != 0)
 		return rc == -ENODATA ? -ENOTSUP : rc;
+	/* A directory's default: the mgr checks the owner (as the caller). */
+	if (S_ISDIR(st.st_mode)) {
+		sa.copies = v < 0 ? 0 : v;
+		return pvfs_path_setattr(path, &sa) != 0 ? fz_err() : 0;
+	}
 	if (fz.as_caller ? who.uid != 0 && who.uid != st.st_uid :
 	    geteuid() != 0 && geteuid() != st.st_uid)
 		return -EPERM;

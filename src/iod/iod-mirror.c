@@ -180,7 +180,9 @@ iod_mirror_hello(const struct pvfs_iod_hello_req *r, int64_t mgr_now_ns,
 	h->flags |= PVFS_HELLO_LEASE;
 }
 
-/* May copy `copy` of part rel of cap's file be read here? */
+/* May copy `copy` of part rel of cap's file be read here?  A resync may
+ * read a stale copy too: the mgr sends it only to ranges that copy did
+ * not miss (both copies of a part may each have missed some writes). */
 int
 iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 {
@@ -188,6 +190,8 @@ iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 		return 0;
 	if (pvfs_mono_ms() >= im_lease_until)
 		return ENODATA;
+	if (cap->rights & PVFS_R_RESYNC)
+		return 0;
 	return im_find(cap->ino, cap->gen, rel, copy) != NULL ? ENODATA : 0;
 }
 

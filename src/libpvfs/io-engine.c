@@ -112,6 +112,8 @@ pvfs_io_engine_add(struct io_engine *e, uint32_t iod, uint32_t rel, uint16_t opc
 	st->state = IO_SEND;
 	st->win = st->win_inline;
 	st->win_pos = 1;
+	st->uiov = e->uiov;
+	st->uiovcnt = e->uiovcnt;
 	st->in_want = PVFS_HDR_LEN + io_rep_hint(opc);
 	pvfs_buf_init(&st->out);
 	e->nst++;
@@ -137,6 +139,13 @@ io_win_size(uint64_t blocks, uint64_t share, uint32_t ssize, int uiovcnt)
 	return est < 4 ? 4 : (int)est;
 }
 
+void
+pvfs_io_engine_mem(struct io_stream *st, const struct iovec *uiov, int uiovcnt)
+{
+	st->uiov = uiov;
+	st->uiovcnt = uiovcnt;
+}
+
 /* The stream walks the whole segment list for its pieces, so that their
  * mem offsets count in the user's stream even when the iod was sent only
  * the segments it holds bytes of. */
@@ -152,7 +161,7 @@ pvfs_io_engine_data(struct io_engine *e, struct io_stream *st,
 	else
 		pvfs_stripe_iter_init_list(&st->it, sg->seg, sg->nseg,
 		    d->pcount, d->ssize, st->rel);
-	st->win_max = io_win_size(blocks, share, d->ssize, e->uiovcnt);
+	st->win_max = io_win_size(blocks, share, d->ssize, st->uiovcnt);
 	st->win = malloc(sizeof(*st->win) * (size_t)(st->win_max + 1));
 	if (st->win == NULL) {
 		st->win = st->win_inline;
@@ -172,14 +181,14 @@ io_win_add(struct io_engine *e, struct io_stream *st, uint64_t *limit)
 	const struct iovec *u;
 	uint64_t off, n;
 
-	while (st->uidx < e->uiovcnt &&
-	    st->ubase + e->uiov[st->uidx].iov_len <= st->piece_mem) {
-		st->ubase += e->uiov[st->uidx].iov_len;
+	while (st->uidx < st->uiovcnt &&
+	    st->ubase + st->uiov[st->uidx].iov_len <= st->piece_mem) {
+		st->ubase += st->uiov[st->uidx].iov_len;
 		st->uidx++;
 	}
-	if (st->uidx >= e->uiovcnt)
+	if (st->uidx >= st->uiovcnt)
 		return -1;
-	u = &e->uiov[st->uidx];
+	u = &st->uiov[st->uidx];
 	off = st->piece_mem - st->ubase;
 	n = u->iov_len - off;
 	if (n > st->piece_left)

@@ -64,6 +64,10 @@ struct io_stream {
 	uint64_t data_left;    /* bytes still to move in this phase */
 	uint64_t zero_left;    /* read: part of the share past the stream */
 	struct pvfs_stripe_iter it;
+	/* The user memory of its segments' bytes in order: the engine's,
+	 * unless pvfs_io_engine_mem gave the stream its own. */
+	const struct iovec *uiov;
+	int uiovcnt;
 	uint64_t piece_mem, piece_left; /* rest of the current piece */
 	int uidx;              /* user iovec holding piece_mem... */
 	uint64_t ubase;        /* ...and its offset in the pattern stream */
@@ -95,6 +99,11 @@ void pvfs_io_engine_free(struct io_engine *e);
  * errno if its frame could not be built (it still counts in e->nst). */
 struct io_stream *pvfs_io_engine_add(struct io_engine *e, uint32_t iod,
     uint32_t rel, uint16_t opc, const void *req);
+/* Before pvfs_io_engine_data: the stream's segments' bytes are uiov, not
+ * e's user memory (a stream that carries only some of the operation's
+ * segments; io-mirror.c). */
+void pvfs_io_engine_mem(struct io_stream *st, const struct iovec *uiov,
+    int uiovcnt);
 /* Give a READ or WRITE stream its data: its share of sg under d (share
  * bytes over blocks blocks), mapped into e's user memory.  0 or -1/ENOMEM. */
 int pvfs_io_engine_data(struct io_engine *e, struct io_stream *st,

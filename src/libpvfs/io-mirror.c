@@ -53,7 +53,24 @@ struct mio {
 	struct io_engine e;
 	uint64_t max_end;     /* reads: highest logical end seen */
 	struct pvfs_io_size size;
+	/* Degraded contiguous reads: units, and each stream's own segments
+	 * and memory (mio_split). */
+	struct mio_unit *unit;
+	uint32_t nunit;
+	void **smem;
 };
+
+/* A degraded contiguous read goes by units of one rel in a run of stripe
+ * rounds, each on its own copy, so the pieces an iod down leaves spread
+ * over every other iod rather than landing on one. */
+struct mio_unit {
+	uint32_t rel;
+	uint8_t tried, done;
+	int pick;             /* the copy of this round, -1 */
+	uint64_t off, len;    /* the logical bytes of the unit (all rels') */
+	uint64_t share;       /* rel's part of them */
+};
+#define MIO_UNITS_MAX 256 /* rounds of units in one request, at most */
 
 static uint32_t mio_rotation; /* advances per read: ties between copies */
 
@@ -108,7 +125,8 @@ mio_lost(const struct io_stream *st)
 
 /* Connect every stream; one that cannot connect fails alone (lost), the
  * others still run.  A refused connection makes us ask the mgr for the
- * iod table once (an iod restarted on a new port). */
+ * iod table once (an iod restarted on a new port), unless the iod failed
+ * us moments ago: while it stays down, each write would ask again. */
 static void
 mio_connect(struct mio *m)
 {
@@ -123,8 +141,8 @@ mio_connect(struct mio *m)
 		if (pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
 		    &st->conn) == 0)
 			continue;
-		if (errno == ECONNREFUSED && !reloaded++ &&
-		    pvfs_client_fs_reload_iods(fs) == 1 &&
+		if (errno == ECONNREFUSED && !mio_avoided(m, st->iod) &&
+		    !reloaded++ && pvfs_client_fs_reload_iods(fs) == 1 &&
 		    pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
 		    &st->conn) == 0)
 			continue;
@@ -357,6 +375,280 @@ mio_one(struct mio *m)
 	return 0;
 }
 
+/* ---- degraded contiguous reads: copies chosen per stripe round ---- */
+
+/* A contiguous read of a file with a copy on an iod reads avoid. */
+static int
+mio_split_wanted(const struct mio *m)
+{
+	uint32_t rel, k;
+
+	if (m->sg->nseg != 1 || m->sg->seg[0].count != 1)
+		return 0;
+	for (rel = 0; rel < m->pcount; rel++)
+		for (k = 0; m->rel[rel].want && k < m->copies; k++)
+			if (mio_avoided(m, mio_iod(m, rel, k)))
+				return 1;
+	return 0;
+}
+
+/* The units of the read: per run of rounds (at most MIO_UNITS_MAX runs),
+ * one per rel holding bytes of it.  0 or -1/ENOMEM. */
+static int
+mio_units(struct mio *m)
+{
+	const struct pvfs_dist *d = &m->f->cap.dist;
+	const struct pvfs_pattern *seg = &m->sg->seg[0];
+	uint64_t round = (uint64_t)d->pcount * d->ssize, a = seg->offset;
+	uint64_t b = a + seg->gsize, first = a / round, n, per, lo, hi;
+	struct pvfs_pattern part;
+	uint32_t rel;
+
+	n = (b - 1) / round - first + 1;
+	per = (n + MIO_UNITS_MAX - 1) / MIO_UNITS_MAX;
+	m->unit = calloc((size_t)((n + per - 1) / per) * m->pcount,
+	    sizeof(*m->unit));
+	if (m->unit == NULL)
+		return -1;
+	for (lo = a; lo < b; lo = hi) {
+		hi = (lo / round / per + 1) * per * round;
+		hi = hi < b ? hi : b;
+		pvfs_io_pattern_contig(&part, lo, hi - lo);
+		for (rel = 0; rel < m->pcount; rel++) {
+			struct mio_unit *u = &m->unit[m->nunit];
+
+			u->share = pvfs_stripe_share(&part, d->pcount, d->ssize,
+			    rel);
+			if (u->share == 0)
+				continue;
+			u->rel = rel;
+			u->off = lo;
+			u->len = hi - lo;
+			m->nunit++;
+		}
+	}
+	return 0;
+}
+
+/* Copies of unit u left to try on iods not avoided. */
+static uint32_t
+mio_unit_choices(const struct mio *m, const struct mio_unit *u)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < m->copies; k++)
+		if (!(u->tried & (1u << k)) &&
+		    !mio_avoided(m, mio_iod(m, u->rel, k)))
+			n++;
+	return n;
+}
+
+/* Each unit's copy: not tried, on an iod not avoided if there is one, the
+ * one with the fewest bytes of this round so far (load counts bytes here),
+ * units with a single choice first.  -1 with EIO if a unit has none. */
+static int
+mio_split_pick(struct mio *m, uint64_t *load)
+{
+	uint32_t i, j, k, iod, pass, rot = __atomic_fetch_add(&mio_rotation, 1,
+	    __ATOMIC_RELAXED);
+	uint64_t score, best;
+
+	for (i = 0; i < m->nunit; i++)
+		m->unit[i].pick = -1;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < m->nunit; i++) {
+			struct mio_unit *u = &m->unit[i];
+
+			if (u->done || u->pick >= 0 ||
+			    (pass == 0 && mio_unit_choices(m, u) > 1))
+				continue;
+			for (j = 0, best = UINT64_MAX; j < m->copies; j++) {
+				k = (rot + j) % m->copies;
+				iod = mio_iod(m, u->rel, k);
+				if (u->tried & (1u << k))
+					continue;
+				score = ((uint64_t)mio_avoided(m, iod) << 62) +
+				    load[iod];
+				if (score < best) {
+					best = score;
+					u->pick = (int)k;
+				}
+			}
+			if (u->pick < 0)
+				return mio_none_left(m, u->rel);
+			load[mio_iod(m, u->rel, (uint32_t)u->pick)] += u->share;
+		}
+	return 0;
+}
+
+/* The slice [off, off + len) of the user memory v[0 .. n) into out; the
+ * number of entries. */
+static int
+mio_slice(const struct iovec *v, int n, uint64_t off, uint64_t len,
+    struct iovec *out)
+{
+	int i, k = 0;
+	uint64_t take;
+
+	for (i = 0; i < n && len > 0; i++) {
+		if (off >= v[i].iov_len) {
+			off -= v[i].iov_len;
+			continue;
+		}
+		take = v[i].iov_len - off < len ? v[i].iov_len - off : len;
+		out[k++] = (struct iovec){ (char *)v[i].iov_base + off, take };
+		len -= take;
+		off = 0;
+	}
+	return k;
+}
+
+/* The stream of copy k of rel: its picked units' ranges (adjacent ones
+ * merged) as its segments, and their bytes of the user memory as its
+ * own.  0 (nothing picked there, or added), or -1. */
+static int
+mio_split_add(struct mio *m, uint32_t rel, uint32_t k, void **mem)
+{
+	const struct pvfs_dist *d = &m->f->cap.dist;
+	uint64_t base = m->sg->seg[0].offset, share = 0;
+	struct pvfs_pattern *seg;
+	struct io_stream *st;
+	struct io_segs sg;
+	struct iovec *iov;
+	union io_req req;
+	uint32_t i, n = 0;
+	int niov = 0;
+
+	for (i = 0; i < m->nunit; i++)
+		n += m->unit[i].rel == rel && m->unit[i].pick == (int)k;
+	if (n == 0)
+		return 0;
+	*mem = malloc(n * (sizeof(*seg) + (size_t)m->iovcnt * sizeof(*iov)));
+	if (*mem == NULL)
+		return -1;
+	seg = *mem;
+	iov = (struct iovec *)(seg + n);
+	for (i = 0, n = 0; i < m->nunit; i++) {
+		const struct mio_unit *u = &m->unit[i];
+
+		if (u->rel != rel || u->pick != (int)k)
+			continue;
+		share += u->share;
+		niov += mio_slice(m->iov, m->iovcnt, u->off - base, u->len,
+		    iov + niov);
+		if (n > 0 && pvfs_pattern_end(&seg[n - 1]) == u->off)
+			seg[n - 1].gsize = seg[n - 1].stride =
+			    seg[n - 1].gsize + u->len;
+		else
+			pvfs_io_pattern_contig(&seg[n++], u->off, u->len);
+	}
+	sg = (struct io_segs){ seg, n };
+	st = pvfs_io_engine_add(&m->e, mio_iod(m, rel, k), rel,
+	    pvfs_io_data_req(0, m->f, rel, k, seg, n, share, &req), &req);
+	if (st == NULL)
+		return -1;
+	st->copy = k;
+	pvfs_io_engine_mem(st, iov, niov);
+	return pvfs_io_engine_data(&m->e, st, &sg, d, share, n);
+}
+
+/* One round: a stream per (rel, copy) picked; what failed over goes to
+ * the next round.  0 (*more: rounds to go), or -1 with errno. */
+static int
+mio_split_round(struct mio *m, int *more, int *retries)
+{
+	uint32_t rel, k, i, nmem = m->pcount * m->copies;
+	int j, err = 0, key = 0, stale = 0, rc = 0;
+	uint64_t *load;
+
+	*more = 0;
+	if ((load = calloc(m->fs->niods, sizeof(*load))) == NULL)
+		return -1;
+	memset(m->smem, 0, nmem * sizeof(*m->smem));
+	if (mio_split_pick(m, load) != 0 ||
+	    pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, nmem) != 0) {
+		free(load);
+		return -1;
+	}
+	for (rel = 0; rc == 0 && rel < m->pcount; rel++)
+		for (k = 0; rc == 0 && k < m->copies; k++)
+			rc = mio_split_add(m, rel, k,
+			    &m->smem[rel * m->copies + k]);
+	if (rc == 0) {
+		mio_connect(m);
+		pvfs_io_engine_run(&m->e);
+	}
+	for (j = 0; rc == 0 && j < m->e.nst; j++) {
+		const struct io_stream *st = &m->e.st[j];
+		int ok = st->state == IO_DONE;
+
+		if (ok && st->rep.read.logical_end > m->max_end)
+			m->max_end = st->rep.read.logical_end;
+		if (!ok && st->stale)
+			stale = 1;
+		else if (!ok && st->err == EKEYEXPIRED)
+			key = 1;
+		else if (!ok && !mio_lost(st) && st->err != ENODATA) {
+			if (err == 0)
+				pvfs_client_detail_iod(m->fs, st->iod, st->err);
+			err = err ? err : st->err;
+			continue;
+		} else if (!ok) {
+			m->rel[st->rel].lost_err = st->err;
+			m->rel[st->rel].lost_iod = st->iod;
+			mio_avoid(m, st->iod);
+		}
+		for (i = 0; i < m->nunit; i++) {
+			struct mio_unit *u = &m->unit[i];
+
+			if (u->rel != st->rel || u->pick != (int)st->copy)
+				continue;
+			if (ok)
+				u->done = 1;
+			else if (!st->stale && st->err != EKEYEXPIRED)
+				u->tried |= (uint8_t)(1u << st->copy);
+		}
+	}
+	pvfs_io_engine_free(&m->e);
+	for (i = 0; i < nmem; i++)
+		free(m->smem[i]);
+	free(load);
+	if (rc != 0)
+		return -1;
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	if (key || stale) {
+		if ((*retries)++ >= MIO_RETRIES) {
+			errno = key ? EKEYEXPIRED : EIO;
+			return -1;
+		}
+		if (key && pvfs_io_refresh(m->f) != 0)
+			return -1;
+	}
+	for (i = 0; i < m->nunit; i++)
+		*more |= !m->unit[i].done;
+	return 0;
+}
+
+static int
+mio_split(struct mio *m)
+{
+	int more = 1, retries = 0;
+
+	if (mio_units(m) != 0 ||
+	    (m->smem = calloc((size_t)m->pcount * m->copies,
+	    sizeof(*m->smem))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	while (more)
+		if (mio_split_round(m, &more, &retries) != 0)
+			return -1;
+	return 0;
+}
+
 /* ---- every copy: writes, truncates, fsyncs ---- */
 
 /* A stream per (rel, copy), but FSYNC once per iod (it syncs every copy
@@ -546,6 +838,8 @@ mio_free(struct mio *m)
 	free(m->load);
 	free(m->sidx);
 	free(m->sub);
+	free(m->unit);
+	free(m->smem);
 	errno = saved;
 }
 
@@ -564,7 +858,12 @@ pvfs_io_mirror_rw(struct io_file *f, int write, const struct io_segs *sg,
 		m.iov = iov;
 		m.iovcnt = iovcnt;
 		mio_rels(&m);
-		rc = write ? mio_all(&m) : mio_one(&m);
+		if (write)
+			rc = mio_all(&m);
+		else if (mio_split_wanted(&m))
+			rc = mio_split(&m);
+		else
+			rc = mio_one(&m);
 		*max_end = m.max_end;
 	}
 	mio_free(&m);

@@ -22,6 +22,24 @@ struct size_part {
 	int sent;
 };
 
+/* A mirrored file's copy of rel to ask: the first whose iod no read has
+ * just found down (io-mirror.c); a failed item takes the per-file path,
+ * which fails over. */
+static uint32_t
+size_copy(const struct client_fs *fs, const struct pvfs_dist *d, uint32_t rel)
+{
+	uint32_t k, iod, n = pvfs_dist_copies(d);
+	int64_t now = pvfs_mono_ms();
+
+	for (k = 0; k < n && n <= PVFS_COPIES_MAX; k++) {
+		iod = pvfs_stripe_copy_abs(d, rel, k, fs->niods);
+		if (__atomic_load_n(&fs->iods[iod].avoid_until,
+		    __ATOMIC_RELAXED) <= now)
+			return k;
+	}
+	return 0;
+}
+
 static int
 size_send(struct client_fs *fs, uint32_t iod, struct size_part *p)
 {
@@ -120,10 +138,13 @@ pvfs_io_size_list(struct client_fs *fs, const struct pvfs_cap *const *caps,
 			continue; /* left !ok: the per-file path says why */
 		ok[i] = 1;
 		for (rel = 0; rel < d->pcount; rel++) {
-			struct size_part *p = &parts[pvfs_stripe_abs(d, rel, fs->niods)];
+			uint32_t copy = size_copy(fs, d, rel);
+			struct size_part *p = &parts[pvfs_stripe_copy_abs(d, rel,
+			    copy, fs->niods)];
 
 			p->req.ents[p->req.n].cap = *caps[i];
 			p->req.ents[p->req.n].rel = rel;
+			p->req.ents[p->req.n].copy = copy;
 			p->file[p->req.n++] = i;
 		}
 	}

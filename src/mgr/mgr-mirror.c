@@ -78,13 +78,18 @@ mm_unlink(struct mm_copy *m)
 	mm_count--;
 }
 
-/* The stale copy if its file still is the one it was made for. */
+/* The stale copy if its file still is the one it was made for and is
+ * there (an entry of a gone file is left for a walk to drop). */
 const struct mgr_stale *
 mgr_mirror_find(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
 {
 	struct mm_copy *m = mm_find(ino, rel, copy);
+	struct mgr_inode *in;
 
-	return m != NULL && m->st.gen == gen ? &m->st : NULL;
+	if (m == NULL || m->st.gen != gen || (in = mgr_ns_get(ino)) == NULL ||
+	    !MGR_IS_REG(in) || in->gen != gen)
+		return NULL;
+	return &m->st;
 }
 
 /* The ranges may grow past MM_EXT_MAX: merge the two neighbours with the

@@ -42,11 +42,15 @@
 #define RS_LEASE_MARGIN_MS 1000 /* clock rates and the HELLO's delivery */
 #define RS_JOB_MS (10 * 60 * 1000) /* a job not reported is handed out again */
 #define RS_WAIT_MS 1000         /* "no job now": ask again after */
+/* An iod refuses a resync's capability minted in the second its copy
+ * became stale there (or before): jobs wait this long after its set. */
+#define RS_SETTLE_MS 1500
 
 struct rs_iod {
 	uint64_t version;       /* of its stale set */
 	uint64_t acked;         /* the version it said it holds */
 	int64_t refused_ms;     /* a connection it refused (monotonic), 0 */
+	int64_t acked_ms;       /* when acked last changed */
 };
 
 /* A DIRTY reply waiting for its copies to be fenced. */
@@ -75,6 +79,8 @@ static ev_timer rs_timer;
 static struct pvfs_extent rs_exts[PVFS_RESYNC_EXT_MAX];
 static struct pvfs_stale_wire rs_wire[PVFS_RESYNC_LIST_MAX];
 static uint64_t rs_reports, rs_jobs_done, rs_bytes_done;
+/* A HELLO of the mgr that ran before may be as recent as our start. */
+static int64_t rs_start_ms;
 
 #define RS_SPAWN_S 1.0          /* how often a worker is considered */
 #define RS_RESPAWN_FAIL_MS 5000 /* after a worker that failed */
@@ -117,8 +123,11 @@ rs_bump(uint32_t iod)
 static int64_t
 rs_lease_bound(uint32_t iod)
 {
-	return mgr_iods_hello_sent_ms(iod) + mgr_iods_lease_ms() +
-	    RS_LEASE_MARGIN_MS;
+	int64_t sent = mgr_iods_hello_sent_ms(iod);
+
+	if (sent < rs_start_ms)
+		sent = rs_start_ms;
+	return sent + mgr_iods_lease_ms() + RS_LEASE_MARGIN_MS;
 }
 
 static int
@@ -198,6 +207,8 @@ mgr_resync_iod_acked(uint32_t index, uint64_t version)
 	rs_init_iods();
 	if (index >= mgr.niods)
 		return;
+	if (rs_iods[index].acked != version)
+		rs_iods[index].acked_ms = pvfs_mono_ms();
 	rs_iods[index].acked = version;
 	if (version != rs_iods[index].version)
 		mgr_iods_kick(index); /* a restarted iod: send it the set */
@@ -400,19 +411,53 @@ rs_job_add(uint64_t ino, uint32_t rel, uint32_t copy)
 	j->until_ms = pvfs_mono_ms() + RS_JOB_MS;
 }
 
-/* A fresh copy of st's rel on an iod that answers, or -1. */
+/* Can copy o (stale itself, or NULL: fresh) give st its ranges?  When
+ * both copies missed writes (each lost its iod in turn), o serves if
+ * what it misses is none of what st misses. */
+static int
+rs_source_ok(const struct mgr_stale *st, const struct mgr_stale *o)
+{
+	const struct pvfs_extent *a, *b;
+	uint32_t i = 0, j = 0;
+
+	if (o == NULL)
+		return 1;
+	if (o->whole || o->size || st->whole || st->size)
+		return 0;
+	a = mgr_mirror_extents(st);
+	b = mgr_mirror_extents(o);
+	while (i < st->next && j < o->next) {
+		if (a[i].offset + a[i].length <= b[j].offset)
+			i++;
+		else if (b[j].offset + b[j].length <= a[i].offset)
+			j++;
+		else
+			return 0;
+	}
+	return 1;
+}
+
+/* A copy of st's rel that holds what st misses, on an iod that answers
+ * and holds its current set (a fresh one first), or -1. */
 static int
 rs_fresh_copy(const struct mgr_inode *in, const struct mgr_stale *st)
 {
-	uint32_t k, n = mgr_mirror_copies(&in->dist);
+	const struct mgr_stale *o;
+	uint32_t k, n = mgr_mirror_copies(&in->dist), iod;
+	int best = -1;
 
 	for (k = 0; k < n; k++) {
-		if (k != st->copy &&
-		    mgr_mirror_find(st->ino, st->gen, st->rel, k) == NULL &&
-		    mgr_iods_ok(mgr_mirror_iod(&in->dist, st->rel, k)))
+		iod = mgr_mirror_iod(&in->dist, st->rel, k);
+		if (k == st->copy || !mgr_iods_ok(iod))
+			continue;
+		o = mgr_mirror_find(st->ino, st->gen, st->rel, k);
+		if (o == NULL)
 			return (int)k;
+		if (best < 0 && rs_iods[iod].acked == rs_iods[iod].version &&
+		    rs_source_ok(st, o))
+			best = (int)k;
 	}
-	return -1;
+	return best;
 }
 
 struct rs_pick {
@@ -432,7 +477,8 @@ rs_pick_one(const struct mgr_stale *st, void *arg)
 
 	if (j != NULL && j->until_ms > pvfs_mono_ms())
 		return 0;
-	if (!mgr_iods_ok(iod) || rs_iods[iod].acked != rs_iods[iod].version)
+	if (!mgr_iods_ok(iod) || rs_iods[iod].acked != rs_iods[iod].version ||
+	    pvfs_mono_ms() - rs_iods[iod].acked_ms < RS_SETTLE_MS)
 		return 0;
 	if ((p->from = rs_fresh_copy(in, st)) < 0)
 		return 0;
@@ -463,7 +509,9 @@ rs_next(struct pvfs_mgr_resync_rep *rep)
 	rep->flags = (st->whole ? PVFS_RESYNC_WHOLE : 0) |
 	    (st->size ? PVFS_RESYNC_SIZE : 0);
 	rep->next = st->next;
-	memcpy(rs_exts, mgr_mirror_extents(st), st->next * sizeof(*rs_exts));
+	if (st->next > 0) /* a whole copy has no ranges (and no array) */
+		memcpy(rs_exts, mgr_mirror_extents(st),
+		    st->next * sizeof(*rs_exts));
 	rep->exts = rs_exts;
 	mgr_cap_mint(st->ino, st->gen, PVFS_R_READ | PVFS_R_WRITE | PVFS_R_SIZE |
 	    PVFS_R_RESYNC, &in->dist, &rep->cap);
@@ -617,7 +665,8 @@ rs_list(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
 			n--; /* a file is never split across answers */
 		rep->eof = 0;
 	}
-	memcpy(rs_wire, l.all, n * sizeof(*rs_wire));
+	if (n > 0)
+		memcpy(rs_wire, l.all, n * sizeof(*rs_wire));
 	rep->n = (uint32_t)n;
 	rep->list = rs_wire;
 	free(l.all);
@@ -764,6 +813,11 @@ rs_spawn(void)
 		return;
 	}
 	if (pid == 0) {
+		sigset_t none;
+
+		/* the loop's blocked signals must not outlive the exec */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		setenv("PVFSTAB_FILE", rs_tab, 1);
 		execl(rs_cmd, rs_cmd, "/resync", (char *)NULL);
 		fprintf(stderr, "pvfs-mgr: %s: %s\n", rs_cmd, strerror(errno));
@@ -843,6 +897,7 @@ void
 mgr_resync_start(struct ev_loop *loop, const char *cmd, const char *sock)
 {
 	rs_loop = loop;
+	rs_start_ms = pvfs_mono_ms();
 	rs_init_iods();
 	ev_init(&rs_timer, rs_timer_cb);
 	ev_child_init(&rs_child, rs_child_cb, 0, 0);

@@ -155,7 +155,7 @@ data_rank(const struct bench_data_opts *o, const struct bench_fs *fs,
 	}
 	bench_fill(buf, o->block, 1, 0);
 	for (run = 0; run < data_runs(o) && rc == 0; run++) {
-		for (wr = 1; wr >= 0 && rc == 0; wr--) {
+		for (wr = !o->read_only; wr >= 0 && rc == 0; wr--) {
 			memset(&sp, 0, sizeof(sp));
 			rc = data_phase(o, fs, g, wr, buf, want, &sp);
 			sp.failed = rc != 0;
@@ -176,7 +176,11 @@ bench_data_create(const struct bench_data_opts *o, struct bench_data_result *r)
 	struct pvfs_filestat d = { o->base, o->pcount, o->ssize, 0, 0 };
 	int fd;
 
-	fd = fs->open(o->path, O_CREAT | O_TRUNC | O_WRONLY, 0644, &d);
+	if (o->copies > 0 && !o->local)
+		fd = pvfs_open_mirror(o->path, O_CREAT | O_TRUNC | O_WRONLY, 0644,
+		    &d, o->copies);
+	else
+		fd = fs->open(o->path, O_CREAT | O_TRUNC | O_WRONLY, 0644, &d);
 	if (fd < 0) {
 		bench_err("%s: create: %s", o->path, strerror(errno));
 		return -1;
@@ -204,9 +208,11 @@ data_collect(const struct bench_data_opts *o, struct bench_group *g,
 	int run;
 
 	for (run = 0; run < data_runs(o); run++) {
-		if (bench_group_get(g, 2 * run, &agg) != 0)
+		if (!o->read_only && bench_group_get(g, 2 * run, &agg) != 0)
 			return -1;
-		r->write_mbps[run] = bench_mbps(agg.bytes, agg.end_ns - agg.start_ns);
+		if (!o->read_only)
+			r->write_mbps[run] = bench_mbps(agg.bytes,
+			    agg.end_ns - agg.start_ns);
 		if (bench_group_get(g, 2 * run + 1, &agg) != 0)
 			return -1;
 		r->read_mbps[run] = bench_mbps(agg.bytes, agg.end_ns - agg.start_ns);

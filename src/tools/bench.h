@@ -112,6 +112,8 @@ struct bench_data_opts {
 	int rank;
 	int runs;                 /* 1..BENCH_RUNS; 0 means BENCH_RUNS */
 	int exists;               /* the caller created the file and removes it */
+	int copies;               /* > 0: a mirrored file of that many copies */
+	int read_only;            /* runs read the file, written before */
 };
 struct bench_data_result {
 	double write_mbps[BENCH_RUNS], read_mbps[BENCH_RUNS];

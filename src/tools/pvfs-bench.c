@@ -74,6 +74,13 @@ usage(FILE *f)
 "                      metadata runs, outside the timed spans, so no run\n"
 "                      pays for an earlier one's writeback\n"
 "      --no-ref        skip the references\n"
+"      --copies N      also run the job on a mirrored file of N copies\n"
+"                      (doc/design.md), each run right after the plain one\n"
+"      --iod-down CMD --iod-up CMD\n"
+"                      with --copies: then run CMD (sh -c) to stop an iod,\n"
+"                      read the mirrored file again three times, and run\n"
+"                      the other CMD (e.g. pvfs-local kill DIR iod1 KILL,\n"
+"                      pvfs-local start DIR)\n"
 "      --mount DIR     also run the job through a pvfs-fuse mount of the\n"
 "                      same file system at DIR (a file under it, opened\n"
 "                      with the file system's default distribution), each\n"
@@ -335,10 +342,13 @@ struct opts {
 	uint64_t size, block, region;
 	int64_t ssize, pcount, base;
 	const char *path, *local_dir, *sync_dir, *mount;
+	int copies;
+	const char *iod_down, *iod_up;
 };
 
 enum { OPT_BASE = 256, OPT_FSYNC, OPT_VERIFY, OPT_PATH, OPT_LOCAL_DIR,
-	OPT_NO_REF, OPT_RANK, OPT_NPROCS, OPT_SYNC_DIR, OPT_REGION, OPT_MOUNT };
+	OPT_NO_REF, OPT_RANK, OPT_NPROCS, OPT_SYNC_DIR, OPT_REGION, OPT_MOUNT,
+	OPT_COPIES, OPT_IOD_DOWN, OPT_IOD_UP };
 
 static const struct option long_opts[] = {
 	{ "clients", required_argument, NULL, 'c' },
@@ -358,6 +368,9 @@ static const struct option long_opts[] = {
 	{ "sync-dir", required_argument, NULL, OPT_SYNC_DIR },
 	{ "region", required_argument, NULL, OPT_REGION },
 	{ "mount", required_argument, NULL, OPT_MOUNT },
+	{ "copies", required_argument, NULL, OPT_COPIES },
+	{ "iod-down", required_argument, NULL, OPT_IOD_DOWN },
+	{ "iod-up", required_argument, NULL, OPT_IOD_UP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -422,6 +435,9 @@ opt_one(struct opts *o, int c, const char *arg)
 	case OPT_SYNC_DIR: o->sync_dir = arg; break;
 	case OPT_REGION: o->region = opt_size(arg, "region", 1); break;
 	case OPT_MOUNT: o->mount = arg; break;
+	case OPT_COPIES: o->copies = opt_int(arg, "copies", 1, 8); break;
+	case OPT_IOD_DOWN: o->iod_down = arg; break;
+	case OPT_IOD_UP: o->iod_up = arg; break;
 	case 'h': usage(stdout); exit(0);
 	default: usage_error("bad option"); break;
 	}
@@ -478,7 +494,41 @@ struct data_refs {
 	int have;
 	struct bench_data_result mnt;   /* through --mount */
 	int have_mnt;
+	struct bench_data_result mir;   /* --copies: the mirrored file */
+	int have_mir, mir_copies;
+	double mir_down[BENCH_RUNS];    /* its reads with an iod down */
+	int have_down;
 };
+
+/* --copies with --iod-down: read the mirrored file three times with an
+ * iod stopped, then start it again.  0 or -1. */
+static int
+data_mirror_down(const struct opts *o, struct bench_data_opts *mo,
+    struct data_refs *ref)
+{
+	struct bench_data_result one;
+	int i, rc = 0;
+
+	if (o->iod_down == NULL)
+		return 0;
+	fflush(stdout);
+	if (system(o->iod_down) != 0) {
+		bench_err("--iod-down: '%s' failed", o->iod_down);
+		return -1;
+	}
+	mo->read_only = 1;
+	for (i = 0; i < BENCH_RUNS && rc == 0; i++) {
+		rc = bench_data(mo, &one);
+		ref->mir_down[i] = one.read_mbps[0];
+	}
+	mo->read_only = 0;
+	if (o->iod_up != NULL && system(o->iod_up) != 0) {
+		bench_err("--iod-up: '%s' failed", o->iod_up);
+		rc = -1;
+	}
+	ref->have_down = rc == 0;
+	return rc;
+}
 
 /* Run i of PVFS, then run i of each reference, so that the figures of a
  * run are taken moments apart: the ratios compare like with like even
@@ -488,13 +538,19 @@ static int
 data_interleaved(const struct opts *o, struct bench_data_opts *d,
     const struct where *w, struct bench_data_result *r, struct data_refs *ref)
 {
-	struct bench_data_opts l, m;
+	struct bench_data_opts l, m, mo;
 	struct bench_data_result one;
 	uint64_t total = d->size * (uint64_t)d->clients;
 	int i, rc = -1, refs = !o->no_ref, mnt = w->mnt[0] != '\0';
+	int mir = o->copies > 0;
+	char mpath[PATH_MAX + 8];
 
 	d->runs = 1;
 	d->exists = 1;
+	mo = *d;
+	snprintf(mpath, sizeof(mpath), "%s.mirror", d->path);
+	mo.path = mpath;
+	mo.copies = o->copies;
 	l = *d;
 	l.local = 1;
 	l.path = w->local;
@@ -513,11 +569,25 @@ data_interleaved(const struct opts *o, struct bench_data_opts *d,
 			bench_data_remove(&l);
 		return -1;
 	}
+	if (mir && bench_data_create(&mo, &ref->mir) != 0) {
+		bench_data_remove(d);
+		if (refs)
+			bench_data_remove(&l);
+		if (mnt)
+			bench_data_remove(&m);
+		return -1;
+	}
 	for (i = 0; i < BENCH_RUNS; i++) {
 		if (bench_data(d, &one) != 0)
 			goto out;
 		r->write_mbps[i] = one.write_mbps[0];
 		r->read_mbps[i] = one.read_mbps[0];
+		if (mir) {
+			if (bench_data(&mo, &one) != 0)
+				goto out;
+			ref->mir.write_mbps[i] = one.write_mbps[0];
+			ref->mir.read_mbps[i] = one.read_mbps[0];
+		}
 		if (mnt) {
 			if (bench_data(&m, &one) != 0)
 				goto out;
@@ -543,14 +613,38 @@ data_interleaved(const struct opts *o, struct bench_data_opts *d,
 	}
 	ref->have = refs;
 	ref->have_mnt = mnt;
-	rc = 0;
+	ref->have_mir = mir;
+	ref->mir_copies = o->copies;
+	rc = mir ? data_mirror_down(o, &mo, ref) : 0;
 out:
 	bench_data_remove(d);
+	if (mir)
+		bench_data_remove(&mo);
 	if (refs)
 		bench_data_remove(&l);
 	if (mnt)
 		bench_data_remove(&m);
 	return rc;
+}
+
+/* The mirrored file beside the plain one, and the issue's targets
+ * (doc/benchmarks.md): write >= 0.45, read >= 1, read down >= 0.60. */
+static void
+data_print_mirror(const struct bench_data_opts *d,
+    const struct bench_data_result *r, const struct data_refs *ref)
+{
+	double wr = bench_reported(r->write_mbps), rd = bench_reported(r->read_mbps);
+	double mw = bench_reported(ref->mir.write_mbps);
+	double mr = bench_reported(ref->mir.read_mbps);
+	double md = ref->have_down ? bench_reported(ref->mir_down) : 0;
+
+	printf("RESULT data-mirror clients=%d copies=%d pcount=%d size=%llu "
+	    "block=%llu write=%.1f read=%.1f plain_write=%.1f plain_read=%.1f "
+	    "read_down=%.1f write_ratio=%.3f read_ratio=%.3f "
+	    "down_ratio=%.3f\n", d->clients, ref->mir_copies,
+	    ref->mir.pcount, (unsigned long long)d->size,
+	    (unsigned long long)d->block, mw, mr, wr, rd, md, ratio(mw, wr),
+	    ratio(mr, rd), ratio(md, mr));
 }
 
 static void
@@ -578,6 +672,18 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	    "run 2", "run 3", "reported");
 	print_runs("pvfs write", r->write_mbps);
 	print_runs("pvfs read", r->read_mbps);
+	if (ref->have_mir) {
+		print_runs("mirrored write", ref->mir.write_mbps);
+		print_runs("mirrored read", ref->mir.read_mbps);
+		if (ref->have_down)
+			print_runs("mirrored read, iod down", ref->mir_down);
+		printf("  mirrored (%d copies) / plain: write %.2f   read %.2f"
+		    "   iod down / healthy read %.2f\n", ref->mir_copies,
+		    ratio(bench_reported(ref->mir.write_mbps), wr),
+		    ratio(bench_reported(ref->mir.read_mbps), rd),
+		    ref->have_down ? ratio(bench_reported(ref->mir_down),
+		    bench_reported(ref->mir.read_mbps)) : 0);
+	}
 	if (ref->have_mnt) {
 		print_runs("mount write", ref->mnt.write_mbps);
 		print_runs("mount read", ref->mnt.read_mbps);
@@ -604,6 +710,8 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	    r->pcount, (unsigned long long)d->size, (unsigned long long)d->block,
 	    r->ssize, d->fsync, wr, rd, tcp, lw, lr, ratio(wr, wref), ratio(rd, tcp),
 	    ts, ratio(wr, ts), ratio(rd, ts));
+	if (ref->have_mir)
+		data_print_mirror(d, r, ref);
 	if (ref->have_mnt)
 		printf("RESULT data-mount clients=%d size=%llu block=%llu "
 		    "write=%.1f read=%.1f native_write=%.1f native_read=%.1f "

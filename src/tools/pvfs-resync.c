@@ -268,10 +268,12 @@ rs_one(struct client_fs *fs, uint32_t *wait_ms)
 	r.stale_iod = pvfs_stripe_copy_abs(&j.cap.dist, j.rel, j.copy, fs->niods);
 	ok = r.fresh_iod < fs->niods && r.stale_iod < fs->niods &&
 	    rs_job_run(&r) == 0;
+	/* A failed job stays stale and comes again: said, not fatal. */
 	if (!ok)
-		tool_errmsg(NULL, "inode %" PRIu64 " part %u copy %u (iod %u) from "
-		    "copy %u (iod %u): %s", j.ino, j.rel, j.copy, r.stale_iod,
-		    j.from, r.fresh_iod, strerror(errno));
+		fprintf(stderr, "%s: inode %" PRIu64 " part %u copy %u (iod %u) "
+		    "from copy %u (iod %u): %s; it will be tried again\n",
+		    tool_prog, j.ino, j.rel, j.copy, r.stale_iod, j.from,
+		    r.fresh_iod, strerror(errno));
 	q.ino = j.ino;
 	q.gen = j.gen;
 	q.rel = j.rel;

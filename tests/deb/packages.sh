@@ -36,9 +36,11 @@ files() {
 check_out "pvfs-mgr: its files" "/lib/systemd/system/pvfs-mgr.service
 /usr/sbin/pvfs-genconfig
 /usr/sbin/pvfs-mgr
+/usr/sbin/pvfs-resync
 /usr/share/man/man5/iodtab.5.gz
 /usr/share/man/man8/pvfs-genconfig.8.gz
-/usr/share/man/man8/pvfs-mgr.8.gz" files pvfs-mgr
+/usr/share/man/man8/pvfs-mgr.8.gz
+/usr/share/man/man8/pvfs-resync.8.gz" files pvfs-mgr
 check_out "pvfs-iod: its files, the template unit among them" "/lib/systemd/system/pvfs-iod.service
 /lib/systemd/system/pvfs-iod@.service
 /usr/sbin/pvfs-iod

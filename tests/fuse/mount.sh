@@ -218,7 +218,7 @@ check_out "renamed" "one" cat "$M/r3"
 # The distribution as extended attributes.
 xget() { python3 -c "import os, sys; print(os.getxattr(sys.argv[1], 'user.pvfs.' + sys.argv[2]).decode())" "$@"; }
 xset() { python3 -c "import os, sys; os.setxattr(sys.argv[1], 'user.pvfs.' + sys.argv[2], sys.argv[3].encode())" "$@"; }
-check_out "listxattr" "['user.pvfs.base', 'user.pvfs.pcount', 'user.pvfs.ssize']" \
+check_out "listxattr" "['user.pvfs.base', 'user.pvfs.copies', 'user.pvfs.pcount', 'user.pvfs.ssize']" \
 	python3 -c "import os; print(sorted(os.listxattr('$M/big')))"
 dist=$(pvfs-stat /pvfs/big | sed -n 's/^  Dist: base \([0-9]*\)  pcount \([0-9]*\)  ssize \([0-9]*\)$/\1 \2 \3/p')
 check_out "xattrs: the distribution pvfs-stat shows" "$dist" \
@@ -234,6 +234,21 @@ check "its bytes, natively" sh -c "pvfs-cp /pvfs/lay - | cmp - '$T/rand'"
 check_err "set on a file with data: EBUSY" 1 "busy" xset "$M/lay" pcount 1
 check_err "a bad value: EINVAL" 1 "Invalid argument" xset "$M/lay" pcount x
 check_err "a directory: no distribution" 1 "not supported" xset "$M" pcount 1
+# Mirrored files (issue 17): a file's copies, a directory's default.
+check_out "xattr: an unmirrored file has 1 copy" "1" xget "$M/big" copies
+: >"$M/mir"
+check "set copies on an empty file" xset "$M/mir" copies 2
+check_grep "natively: a mirrored file" "^  Dist: base [0-9]+  pcount [0-9]+  ssize [0-9]+  copies 2  mshift [0-9]+$" pvfs-stat /pvfs/mir
+check "write the mirrored file" cp "$T/rand" "$M/mir"
+check "its bytes" cmp "$M/mir" "$T/rand"
+mkdir "$M/mdir"
+check_out "listxattr of a directory: copies alone" "['user.pvfs.copies']" \
+	python3 -c "import os; print(sorted(os.listxattr('$M/mdir')))"
+check_out "a directory without a default: 0" "0" xget "$M/mdir" copies
+check "set a directory's default" xset "$M/mdir" copies 2
+check_out "the default" "2" xget "$M/mdir" copies
+echo x >"$M/mdir/new"
+check_out "a new file in it is mirrored" "2" xget "$M/mdir/new" copies
 
 # pvfs-bench's mount mode prints its figures (their size is no test).
 check_grep "pvfs-bench data --mount" '^RESULT data-mount clients=1 .* write=[0-9.]+ read=[0-9.]+ ' \

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -326,6 +327,65 @@ test_read_failover(void **state)
 	read_with_iod_down("down2", 2);
 }
 
+/* An iod SIGKILLed while reads stream from it: a child reads a 24 MiB
+ * mirrored file over and over (each read checked against the pattern);
+ * once it has read it whole, the parent kills the iod, then after 300 ms
+ * tells it to finish its pass.  No read fails or returns a wrong byte. */
+static void
+test_read_failover_midstream(void **state)
+{
+	const size_t size = 24 * MiB, chunk = 4 * MiB;
+	char path[PATH_MAX], b = 0;
+	unsigned char *buf;
+	int fd, st, up[2], down[2];
+	size_t off;
+	pid_t pid;
+
+	buf = malloc(chunk);
+	assert_non_null(buf);
+	assert_true((fd = mirror_create("mid", 2, 4, 65536)) >= 0);
+	for (off = 0; off < size; off += chunk) {
+		pattern_fill(buf, chunk, off, 17);
+		write_all(fd, buf, chunk, off);
+	}
+	pvfs_close(fd);
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	assert_int_equal(fcntl(down[0], F_SETFL, O_NONBLOCK), 0);
+	if ((pid = fork()) == 0) {
+		fd = pvfs_open(cluster_path(&c, "mid", path), O_RDONLY);
+		for (int i = 0; fd >= 0; i++) {
+			for (off = 0; off < size; off += chunk)
+				if (pvfs_pread(fd, buf, chunk, (off_t)off) !=
+				    (ssize_t)chunk ||
+				    pattern_check(buf, chunk, off, 17) >= 0) {
+					fprintf(stderr, "pass %d at %zu: %s\n", i,
+					    off, strerror(errno));
+					_exit(1);
+				}
+			if (i == 0 && write(up[1], "r", 1) != 1)
+				_exit(3);
+			if (read(down[0], &b, 1) == 1)
+				_exit(0);
+		}
+		_exit(2);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(read(up[0], &b, 1), 1);
+	assert_int_equal(cluster_kill(&c, "iod2", SIGKILL), 0);
+	usleep(300 * 1000);
+	assert_int_equal(write(down[1], "x", 1), 1);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+	free(buf);
+	assert_int_equal(cluster_start_again(&c), 0);
+}
+
 /* A write that misses a copy on a dead iod succeeds once the mgr took
  * the dirty report (test_resync.c checks the bytes and the resync).
  * Unmirrored files off that iod still work. */
@@ -458,6 +518,7 @@ main(void)
 		cmocka_unit_test(test_unmirrored),
 		cmocka_unit_test(test_copies_identical),
 		cmocka_unit_test(test_read_failover),
+		cmocka_unit_test(test_read_failover_midstream),
 		cmocka_unit_test(test_degraded_write_fails_closed),
 		cmocka_unit_test(test_dir_default),
 		cmocka_unit_test(test_remove_and_fsck),

@@ -492,6 +492,10 @@ test_format1_directory_loads(void **state)
 	assert_int_equal(count_names("/a/b"), 2);      /* c and moved */
 	check_ok(pvfs_stat("/pvfs/a/f3", &st));
 	assert_int_equal(st.st_mode & 07777, 0600);
+	/* Written before mirrored files: every file has one copy. */
+	assert_int_equal(pvfs_getcopies("/pvfs/a/f3"), 1);
+	assert_int_equal(pvfs_getcopies("/pvfs/z/last"), 1);
+	assert_int_equal(pvfs_getcopies("/pvfs/a"), 0);
 	assert_errno(pvfs_stat("/pvfs/a/f2", &st), ENOENT);
 	assert_errno(pvfs_stat("/pvfs/a/f1", &st), ENOENT);
 	fd = check_ok(pvfs_open("/pvfs/z/last", O_RDONLY));

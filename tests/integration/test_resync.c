@@ -95,9 +95,11 @@ copy_iod(const struct pvfs_dist *d, uint32_t rel, uint32_t copy)
 	return pvfs_stripe_copy_abs(d, rel, copy, NIODS);
 }
 
-/* IOD_WRITE of logical [0, SPAN) of buf to (rel, copy): its share. */
+/* IOD_WRITE of logical [off, off + len) of buf to (rel, copy): its
+ * share. */
 static int
-write_copy(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
+write_range(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
+    uint64_t off, uint64_t len)
 {
 	const struct pvfs_dist *d = &cap->dist;
 	struct pvfs_iod_write_req req;
@@ -112,7 +114,7 @@ write_copy(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 	req.cap = *cap;
 	req.rel = rel;
 	req.copy = copy;
-	req.pat = (struct pvfs_pattern){ 0, SPAN, SPAN, 1 };
+	req.pat = (struct pvfs_pattern){ off, len, len, 1 };
 	pvfs_stripe_iter_init(&it, &req.pat, d->pcount, d->ssize, rel);
 	while (pvfs_stripe_iter_next(&it, &p)) {
 		memcpy(share + n, buf + p.logical, p.len);
@@ -127,6 +129,12 @@ write_copy(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 	assert_int_equal(raw_read(fd, body, h.body_len), 0);
 	close(fd);
 	return st;
+}
+
+static int
+write_copy(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
+{
+	return write_range(cap, rel, copy, 0, SPAN);
 }
 
 /* IOD_READ of logical [0, SPAN) from (rel, copy) into got, its share
@@ -382,6 +390,40 @@ test_partition(void **state)
 	assert_copies_identical(&f);
 }
 
+/* Both copies of a part miss writes, each while its iod was down, in
+ * ranges that do not meet: each is resynced from the other. */
+static void
+test_both_missed(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_dirty_wire e;
+	uint32_t half;
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_both_missed");
+	create_mirrored("/b", 2, &f);
+	half = f.cap.dist.ssize / 2; /* rel 0: copy 0 on iod 0, copy 1 on 1 */
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	rng_fill(&r, buf, half);
+	assert_int_equal(write_range(&f.cap, 0, 0, 0, half), 0);
+	e = (struct pvfs_dirty_wire){ 0, 1, 0, half };
+	assert_int_equal(dirty(&f.cap, &e, 1), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	rng_fill(&r, buf + half, half);
+	assert_int_equal(write_range(&f.cap, 0, 1, half, half), 0);
+	e = (struct pvfs_dirty_wire){ 0, 0, half, half };
+	assert_int_equal(dirty(&f.cap, &e, 1), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	assert_int_equal(read_copy(&f.cap, 0, 0), 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+}
+
 /* The mgr killed with copies stale (and restarted with the iod back):
  * the marks were durable, the worker of the new mgr makes them fresh. */
 static void
@@ -573,6 +615,7 @@ main(void)
 		cmocka_unit_test(test_kill_resync),
 		cmocka_unit_test(test_client_kill),
 		cmocka_unit_test(test_partition),
+		cmocka_unit_test(test_both_missed),
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),
 		cmocka_unit_test(test_rebuild),

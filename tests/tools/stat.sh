@@ -34,4 +34,21 @@ check_out "several operands" "2" sh -c 'pvfs-stat /pvfs/f /pvfs/d | grep -c "^  
 check_fail "missing" 1 "pvfs-stat: /pvfs/nope: No such file or directory" pvfs-stat /pvfs/nope
 check_rc "missing among others: exit 1" 1 pvfs-stat /pvfs/nope /pvfs/f
 check_fail "no operand" 2 "pvfs-stat: missing operand" pvfs-stat
+
+# A mirrored file (pvfs-cp --mirror): copies and shift, one row per copy of
+# each part, each copy's iod and state; an iod down shows as such.
+pvfs-cp --mirror --pcount 4 --ssize 4096 "$T/f" /pvfs/m || exit 1
+check "stat a mirrored file" pvfs-stat /pvfs/m
+cp "$T/out" "$T/m.stat"
+check_grep "copies and shift" '^  Dist: base [0-9]  pcount 4  ssize 4096  copies 2  mshift [1-3]$' cat "$T/m.stat"
+check_out "8 rows (4 parts x 2 copies), all ok" "8" sh -c "grep -cE '^ +[0-3] +[01] +[0-3] +127\.0\.0\.1:[0-9]+ +[0-9]+ +[0-9]+  ok$' '$T/m.stat'"
+check_out "both copies of part 0 hold the same bytes" "1" sh -c "grep -E '^ +0 +[01] ' '$T/m.stat' | awk '{print \$5}' | sort -u | wc -l"
+check_out "the copies hold the file twice" "$((2 * (6 * 4096 + 100)))" sh -c "grep -E ' ok$' '$T/m.stat' | awk '{s += \$5} END {print s}'"
+check_fail "--mirror above the iods" 1 "pvfs-cp: --mirror=5: the file system has only 4 iods" pvfs-cp --mirror=5 "$T/f" /pvfs/m5
+"$B/pvfs-local" kill "$T/fs" iod1 KILL >/dev/null
+check "stat with an iod down" pvfs-stat /pvfs/m
+cp "$T/out" "$T/down.stat"
+check_out "its two copies show down" "2" sh -c "grep -cE '^ +[0-3] +[01] +1 .* down \(' '$T/down.stat'"
+check "the mirrored file reads with an iod down" sh -c "pvfs-cp /pvfs/m - | cmp - '$T/f'"
+"$B/pvfs-local" start "$T/fs" >/dev/null 2>&1
 finish

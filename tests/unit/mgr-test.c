@@ -461,6 +461,8 @@ mt_ent_compare(const struct mt_ent *w, const struct mt_ent *g, int flags)
 	MT_FIELD(dist.base);
 	MT_FIELD(dist.pcount);
 	MT_FIELD(dist.ssize);
+	MT_FIELD(dist.copies);
+	MT_FIELD(dist.mshift);
 	MT_FIELD(rdev);
 	if ((w->target == NULL) != (g->target == NULL) ||
 	    (w->target != NULL && strcmp(w->target, g->target) != 0))

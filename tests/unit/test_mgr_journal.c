@@ -779,6 +779,63 @@ test_links_and_orphans(void **state)
 	mt_dump_free(&live);
 }
 
+/* ---- mirrored files (issue 17) ---- */
+
+static void
+mt_mirror(uint64_t ino, uint16_t copies, uint16_t mshift)
+{
+	struct mgr_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = MGR_REC_MIRROR;
+	r.ino = ino;
+	r.dist.copies = copies;
+	r.dist.mshift = mshift;
+	assert_int_equal(mt_apply(&r), 0);
+}
+
+/* A mirrored file's copies and mshift, a directory's default, an
+ * orphaned mirrored file: the same after the journal's replay and after
+ * a snapshot; a file without a MIRROR record has copies 1. */
+static void
+test_mirror_records(void **state)
+{
+	struct mt_dump live;
+	uint64_t f, d, o;
+
+	(void)state;
+	jr_open();
+	assert_int_equal(mt_create("/plain", 0644, 0, 0, NULL), 0);
+	assert_int_equal(mt_create("/m", 0644, 0, 0, &f), 0);
+	mt_mirror(f, 2, 3);
+	assert_int_equal(mt_mkdir("/d", 0755, 0, 0, &d), 0);
+	mt_mirror(d, 3, 0);
+	assert_int_equal(mt_create("/o", 0644, 0, 0, &o), 0);
+	mt_mirror(o, 2, 1);
+	assert_int_equal(mt_orphan("/o"), 0);
+	assert_int_equal(mt_unlink("/o"), 0);
+	mgr_journal_commit();
+	assert_int_equal(mt_get("/plain")->dist.copies, 1);
+	assert_int_equal(mt_get("/m")->dist.copies, 2);
+	assert_int_equal(mt_get("/m")->dist.mshift, 3);
+	assert_int_equal(mt_get("/d")->dist.copies, 3);
+	assert_int_equal(mgr_ns_get(o)->dist.copies, 2);
+	mt_dump_take(&live);
+	jr_close();
+	load_compare(&live, 0);
+	mgr.journal_max = 1;
+	jr_open();
+	mgr.journal_max = BIG;
+	assert_int_equal(mt_touch("/m"), 0);
+	mgr_journal_commit();
+	assert_true(exists("snapshot"));
+	mt_dump_free(&live);
+	mt_dump_take(&live);
+	jr_close();
+	load_compare(&live, 0);
+	mt_dump_free(&live);
+}
+
 /* Each test in a fresh metadata directory. */
 #define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
@@ -797,6 +854,7 @@ main(int argc, char **argv)
 		DIR_TEST(test_salvage),
 		DIR_TEST(test_symlinks_restart),
 		DIR_TEST(test_links_and_orphans),
+		DIR_TEST(test_mirror_records),
 	};
 
 	if (argc == 4 && strcmp(argv[1], "--load") == 0)

@@ -225,6 +225,7 @@ test_size_and_gone(void **state)
 {
 	struct mgr_inode *in = mirrored("/f");
 	const struct mgr_stale *st;
+	uint64_t ino, gen;
 	int n = 0;
 
 	(void)state;
@@ -233,8 +234,12 @@ test_size_and_gone(void **state)
 	assert_int_equal(st->size, 1);
 	assert_int_equal(st->whole, 1); /* a missed truncate: every byte */
 	assert_int_equal(st->next, 0);
-	assert_int_equal(mt_unlink("/f"), 0);
+	ino = in->ino;
+	gen = in->gen;
+	assert_int_equal(mt_unlink("/f"), 0); /* in is freed */
 	assert_int_equal(mgr_mirror_count(), 1);
+	/* never handed out (a CLEAN of it would not apply) */
+	assert_null(mgr_mirror_find(ino, gen, 3, 0));
 	mgr_mirror_walk(never_called, &n);
 	assert_int_equal(mgr_mirror_count(), 0);
 }

@@ -971,6 +971,57 @@ test_links_refused(void **state)
 	assert_int_equal(mgr_ns_orphan_count(), 0);
 }
 
+/* Mirrored files at the mgr (mgr-layout.c): copies from the request,
+ * else the directory's default, else 1; the smallest shift that puts
+ * copies on hosts apart (here iods 0, 1 on one host and 2, 3 on
+ * another), else on iods apart; who may set a directory's default. */
+#define NS_NIODS 4 /* mt_setup's mgr.niods */
+
+static void
+test_mirror_layout(void **state)
+{
+	static struct pvfs_iod_addr iods[NS_NIODS];
+	struct pvfs_cred owner = mt_cred(1000, 100, 0), other = mt_cred(1001,
+	    100, 0);
+	struct pvfs_dist d;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(mgr.niods, NS_NIODS);
+	for (i = 0; i < NS_NIODS; i++)
+		snprintf(iods[i].host, sizeof(iods[i].host), "h%u",
+		    i * 2 / NS_NIODS);
+	mgr.iods = iods;
+	assert_int_equal(mt_mkdir("/d", 0755, 1000, 100, NULL), 0);
+	assert_int_equal(mt_create("/d/f", 0644, 1000, 100, NULL), 0);
+	memset(&d, 0, sizeof(d));
+	d.pcount = NS_NIODS;
+	assert_int_equal(mgr_layout_choose(0, mt_get("/d"), &d), 0);
+	assert_int_equal(d.copies, 1);
+	assert_int_equal(d.mshift, 0);
+	assert_int_equal(mgr_layout_choose(2, mt_get("/d"), &d), 0);
+	assert_int_equal(d.copies, 2);
+	assert_int_equal(d.mshift, NS_NIODS / 2);
+	assert_int_equal(mgr_layout_choose(3, mt_get("/d"), &d), 0);
+	assert_int_equal(d.mshift, 1); /* 3 copies, 2 hosts: iods apart */
+	assert_int_equal(mgr_layout_choose(NS_NIODS + 1, mt_get("/d"), &d),
+	    EINVAL);
+	/* A directory's default: its owner (or root) only, directories only. */
+	assert_int_equal(mgr_layout_set_default(&other, mt_get("/d"), 2), EPERM);
+	assert_int_equal(mgr_layout_set_default(&owner, mt_get("/d/f"), 2),
+	    ENOTDIR);
+	assert_int_equal(mgr_layout_set_default(&owner, mt_get("/d"),
+	    NS_NIODS + 1), EINVAL);
+	assert_int_equal(mt_get("/d")->dist.copies, 0);
+	assert_int_equal(mgr_layout_set_default(&owner, mt_get("/d"), 2), 0);
+	assert_int_equal(mt_get("/d")->dist.copies, 2);
+	assert_int_equal(mgr_layout_choose(0, mt_get("/d"), &d), 0);
+	assert_int_equal(d.copies, 2);
+	assert_int_equal(mgr_layout_choose(1, mt_get("/d"), &d), 0);
+	assert_int_equal(d.copies, 1);
+	mgr.iods = NULL;
+}
+
 #define NS_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -998,6 +1049,7 @@ main(void)
 		NS_TEST(test_name_hash_collision),
 		NS_TEST(test_name_hash_many),
 		NS_TEST(test_walk_parents_first),
+		NS_TEST(test_mirror_layout),
 		NS_TEST(test_symlink_walk),
 	};
 

@@ -144,6 +144,40 @@ test_logical_end_recovers_size(void **state)
 	}
 }
 
+/* Mirrored files: copy k of rel on (base + rel + k * mshift) mod n, copy
+ * 0 the classic placement; "apart" checks iods and, with names, hosts. */
+static void
+test_copy_placement(void **state)
+{
+	struct pvfs_dist d = { .base = 3, .pcount = 4, .ssize = 65536,
+		.copies = 2, .mshift = 2 };
+	const char *hosts[4] = { "a", "a", "b", "b" };
+	uint32_t rel;
+
+	for (rel = 0; rel < 4; rel++) {
+		assert_int_equal(pvfs_stripe_copy_abs(&d, rel, 0, 4),
+		    pvfs_stripe_abs(&d, rel, 4));
+		assert_int_equal(pvfs_stripe_copy_abs(&d, rel, 1, 4),
+		    (3 + rel + 2) % 4);
+	}
+	assert_int_equal(pvfs_dist_copies(&d), 2);
+	assert_true(pvfs_stripe_copies_apart(&d, 4, hosts));
+	d.mshift = 1; /* pairs iods 0-1 and 2-3: one host each */
+	assert_true(pvfs_stripe_copies_apart(&d, 4, NULL));
+	assert_false(pvfs_stripe_copies_apart(&d, 4, hosts));
+	d.mshift = 4; /* every copy on the same iod */
+	assert_false(pvfs_stripe_copies_apart(&d, 4, NULL));
+	d.copies = 3;
+	d.mshift = 1;
+	assert_true(pvfs_stripe_copies_apart(&d, 4, NULL));
+	assert_false(pvfs_stripe_copies_apart(&d, 4, hosts));
+	d.mshift = 2; /* copy 2 lands back on copy 0's iod */
+	assert_false(pvfs_stripe_copies_apart(&d, 4, NULL));
+	d.copies = 0; /* an old distribution: one copy */
+	assert_int_equal(pvfs_dist_copies(&d), 1);
+	assert_true(pvfs_stripe_copies_apart(&d, 4, hosts));
+}
+
 static void
 test_rel_and_abs(void **state)
 {
@@ -192,6 +226,7 @@ main(void)
 		cmocka_unit_test(test_local_size_matches_model),
 		cmocka_unit_test(test_logical_end_recovers_size),
 		cmocka_unit_test(test_rel_and_abs),
+		cmocka_unit_test(test_copy_placement),
 		cmocka_unit_test(test_pattern_check_rejects),
 	};
 

@@ -1,12 +1,15 @@
 /*
  * ad_pvfs_hints.c - PVFS 1's hints: striping_factor (pcount), striping_unit
  * (ssize) and start_iodevice (base) choose a new file's distribution, and
- * must agree on every rank; romio_pvfs_listio_read/write switch list I/O
- * for independent noncontiguous access.  The rest is ROMIO's.
+ * must agree on every rank; pvfs_copies (mirrored files: copies of every
+ * stripe on distinct iods; doc/romio.md) is kept in fd->info for Open;
+ * romio_pvfs_listio_read/write switch list I/O for independent
+ * noncontiguous access.  The rest is ROMIO's.
  */
 #include "ad_pvfs.h"
 #include "adioi.h"
 #include "hint_fns.h"
+#include <stdlib.h>
 
 /* The striping keys stay out of fd->info unless the user gives them: Open
  * fills in the others from the file's real distribution. */
@@ -20,6 +23,23 @@ static void pvfs_hint_defaults(ADIO_File fd)
     fd->hints->fs_hints.pvfs.listio_write = ADIOI_HINT_ENABLE;
     ADIOI_Info_set(fd->info, "romio_pvfs_listio_read", "enable");
     ADIOI_Info_set(fd->info, "romio_pvfs_listio_write", "enable");
+}
+
+/* pvfs_copies, a number from 1 to 8, goes to fd->info as given: Open reads
+ * it there (ROMIO's hint struct has no room for it).  Anything else is
+ * left out, and the file gets the directory's default. */
+static void pvfs_hint_copies(ADIO_File fd, MPI_Info users_info)
+{
+    char value[MPI_MAX_INFO_VAL + 1], *end;
+    int flag;
+    long n;
+
+    ADIOI_Info_get(users_info, "pvfs_copies", MPI_MAX_INFO_VAL, value, &flag);
+    if (!flag)
+        return;
+    n = strtol(value, &end, 10);
+    if (end != value && *end == '\0' && n >= 1 && n <= 8)
+        ADIOI_Info_set(fd->info, "pvfs_copies", value);
 }
 
 /* A value that differs from rank 0's is not taken (the rank keeps the
@@ -41,6 +61,7 @@ void ADIOI_PVFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
                                              &fd->hints->striping_unit, myname, &ours);
             ADIOI_Info_check_and_install_int(fd, users_info, "start_iodevice",
                                              &fd->hints->start_iodevice, myname, &ours);
+            pvfs_hint_copies(fd, users_info);
         }
     }
     if (users_info != MPI_INFO_NULL) {

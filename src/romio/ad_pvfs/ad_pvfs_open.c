@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -76,12 +77,24 @@ char *ADIOI_PVFS_Libname(const char *name)
     return s;
 }
 
+/* The pvfs_copies hint SetInfo kept, 0 if none. */
+static int pvfs_hint_copies(ADIO_File fd)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag;
+
+    ADIOI_Info_get(fd->info, "pvfs_copies", MPI_MAX_INFO_VAL, value, &flag);
+    return flag ? atoi(value) : 0;
+}
+
 static int pvfs_open_file(ADIO_File fd, int flags, int perm, struct pvfs_filestat *meta)
 {
     char *name = ADIOI_PVFS_Libname(fd->filename);
-    int fds, saved;
+    int fds, saved, copies = pvfs_hint_copies(fd);
 
-    if (flags & O_CREAT)
+    if ((flags & O_CREAT) && copies > 0)
+        fds = pvfs_open_mirror(name, flags, perm, meta, copies);
+    else if (flags & O_CREAT)
         fds = pvfs_open(name, flags | PVFS_O_META, perm, meta);
     else
         fds = pvfs_open(name, flags, perm);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,30 @@ mt_setup(void)
 	mgr.niods = MT_NIODS;
 	mgr.journal_max = 1ull << 40;
 	mt_apply = mgr_ns_apply;
+}
+
+int
+mt_dir_make(const char *name, char *base, size_t baselen, char *meta,
+    size_t metalen)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (snprintf(base, baselen, "%s/%s.XXXXXX", tmp != NULL &&
+	    *tmp != '\0' ? tmp : "/tmp", name) >= (int)baselen ||
+	    mkdtemp(base) == NULL)
+		return -1;
+	if (snprintf(meta, metalen, "%s/meta", base) >= (int)metalen)
+		return -1;
+	return mkdir(meta, 0700);
+}
+
+int
+mt_dir_remove(const char *base)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	return system(cmd);
 }
 
 static int

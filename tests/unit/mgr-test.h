@@ -16,6 +16,12 @@ int mt_journal_apply(const struct mgr_rec *r);
 
 /* Quiet logs, the daemon's settings a test needs, a fresh name space. */
 void mt_setup(void);
+/* A test's directory under $TMPDIR (NAME.XXXXXX) with an empty "meta"
+ * directory in it, for a suite whose mgr writes a store; 0 or -1.
+ * mt_dir_remove removes it whole. */
+int mt_dir_make(const char *name, char *base, size_t baselen, char *meta,
+    size_t metalen);
+int mt_dir_remove(const char *base);
 
 /* Changes by path, as root; 0 or the errno of the resolve or the apply.
  * mt_create and mt_mkdir return the new inode number in *ino if not NULL. */

@@ -31,27 +31,16 @@ static char meta[PATH_MAX]; /* the metadata directory in it */
 static int
 setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
 	mt_setup();
-	snprintf(base, sizeof(base), "%s/test_mgr_gen.XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-	if (mkdtemp(base) == NULL)
-		return -1;
-	if (snprintf(meta, sizeof(meta), "%s/meta", base) >= (int)sizeof(meta))
-		return -1;
-	return mkdir(meta, 0700);
+	return mt_dir_make("test_mgr_gen", base, sizeof(base), meta, sizeof(meta));
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	return system(cmd);
+	return mt_dir_remove(base);
 }
 
 static void

@@ -505,6 +505,28 @@ pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
 }
 
 int
+pvfs_admin_mirror_status(struct pvfs_admin *a, struct pvfs_mirror_status *s)
+{
+	struct pvfs_mgr_resync_req q;
+	struct pvfs_mgr_resync_rep rep;
+
+	memset(&q, 0, sizeof(q));
+	pvfs_client_cred(&q.cred);
+	q.what = PVFS_RESYNC_STATUS;
+	memset(&rep, 0, sizeof(rep));
+	if (pvfs_conn_rpc(a->fs, PVFS_MGR_RESYNC, &q, &rep) != 0)
+		return -1;
+	s->degraded = rep.degraded;
+	s->stale = rep.stale;
+	s->bytes_left = rep.bytes_left;
+	s->jobs = rep.jobs;
+	s->bytes_done = rep.bytes_done;
+	s->dirty_reports = rep.dirty_reports;
+	pvfs_msg_free(PVFS_MGR_RESYNC, 1, &rep);
+	return 0;
+}
+
+int
 pvfs_admin_inodes(struct pvfs_admin *a, uint64_t first, uint32_t count,
     struct pvfs_ino_info **v, uint32_t *n)
 {

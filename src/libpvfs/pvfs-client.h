@@ -278,6 +278,15 @@ int pvfs_admin_mgr_counters(struct pvfs_admin *a, struct pvfs_counters_info *c);
 int pvfs_admin_iod_counters(struct pvfs_admin *a, uint32_t i,
     struct pvfs_counters_info *c);
 void pvfs_admin_counters_free(struct pvfs_counters_info *c);
+/* Mirrored files with stale copies, as the mgr counts them (MGR_RESYNC
+ * STATUS, which anyone may ask). */
+struct pvfs_mirror_status {
+	uint64_t degraded;           /* files with a stale copy */
+	uint64_t stale;              /* stale copies */
+	uint64_t bytes_left;         /* their known ranges */
+	uint64_t jobs, bytes_done, dirty_reports; /* since the mgr started */
+};
+int pvfs_admin_mirror_status(struct pvfs_admin *a, struct pvfs_mirror_status *s);
 /* The mgr's view of every iod: a malloc'd array in *v, its length in *n. */
 int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
     uint32_t *n);

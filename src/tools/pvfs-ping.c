@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "libpvfs/pvfs-client.h"
-#include "libpvfs/pvfs-internal.h"
 #include "tools.h"
 
 static const char usage[] =
@@ -169,29 +168,21 @@ ping_auth(const char *what, int auth)
 /* Mirrored files with stale copies (MGR_RESYNC STATUS, which anyone may
  * ask): a warning, with the resync's progress; nothing when none. */
 static void
-ping_mirrors(const char *path)
+ping_mirrors(struct pvfs_admin *a)
 {
-	struct pvfs_mgr_resync_req q;
-	struct pvfs_mgr_resync_rep rep;
-	struct client_fs *fs;
+	struct pvfs_mirror_status st;
 	char left[32];
 
-	memset(&q, 0, sizeof(q));
-	pvfs_client_cred(&q.cred);
-	q.what = PVFS_RESYNC_STATUS;
-	memset(&rep, 0, sizeof(rep));
-	if (pvfs_admin_fs(path, &fs) != 0 ||
-	    pvfs_conn_rpc(fs, PVFS_MGR_RESYNC, &q, &rep) != 0) {
+	if (pvfs_admin_mirror_status(a, &st) != 0) {
 		printf("mgr: FAILED: mirror status: %s\n", strerror(errno));
 		return;
 	}
-	if (rep.stale > 0)
+	if (st.stale > 0)
 		printf("mirrors: warning: %llu degraded files (%llu stale copies), "
 		    "%s left to resync (pvfs-resync --list)\n",
-		    (unsigned long long)rep.degraded,
-		    (unsigned long long)rep.stale,
-		    tool_human(rep.bytes_left, left, sizeof(left)));
-	pvfs_msg_free(PVFS_MGR_RESYNC, 1, &rep);
+		    (unsigned long long)st.degraded,
+		    (unsigned long long)st.stale,
+		    tool_human(st.bytes_left, left, sizeof(left)));
 }
 
 /* One file system: its mgr, then every iod; the number of failures. */
@@ -238,7 +229,7 @@ ping_fs(const char *path)
 	if ((dis = ping_iodstatus(a)) != 0)
 		tool_errmsg(path, "the mgr finds %d of %u iods wrong or unreachable",
 		    dis, niods);
-	ping_mirrors(path);
+	ping_mirrors(a);
 	pvfs_admin_close(a);
 	return bad + dis;
 }

@@ -54,4 +54,15 @@ t "the resynced copies hold the same bytes (iod 0 down)" '
 	$N "$B/pvfs-cp" /pvfs/m/fio.m after
 	$N "$B/pvfs-local" start "$T/fs" --iods 4 --timeout 20 >/dev/null
 	cmp before after'
+# Degraded is visible: a file written while iod 1 is down.
+t "pvfs-ping counts the degraded files while an iod is down" '
+	$N "$B/pvfs-local" kill "$T/fs" iod1 KILL >/dev/null
+	$N "$B/pvfs-cp" before /pvfs/m/degraded
+	$N "$B/pvfs-ping" /pvfs >out 2>&1 || true  # 1: an iod is down
+	$N "$B/pvfs-local" start "$T/fs" --iods 4 --timeout 20 >/dev/null
+	grep -q "^mirrors: warning: [1-9][0-9]* degraded files" out'
+t "after the resync pvfs-ping warns no more" '
+	$N timeout 120 "$B/pvfs-resync" --wait /pvfs >/dev/null
+	$N "$B/pvfs-ping" /pvfs >out 2>&1 || { cat out; exit 1; }
+	! grep "mirrors: warning" out'
 finish

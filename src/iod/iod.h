@@ -4,9 +4,10 @@
  * pvfs-iod stores the stripes of every file it holds in one local file,
  * DATADIR/XX/INO.GEN (iod-store.c), and serves them over a single-threaded libev loop.
  * Each connection handles one request at a time; a READ reply is followed
- * by a stream sent with sendfile, a WRITE request by a stream received
- * into one buffer shared by the whole daemon (safe: a chunk is pwritten
- * before control returns to the loop).
+ * by a stream sent with sendfile, a WRITE request by a stream spliced
+ * through one pipe into the file (long runs) or received into one buffer
+ * (short runs), both shared by the whole daemon (safe: what a wake-up
+ * received is written before control returns to the loop).
  */
 #ifndef PVFS_IOD_H
 #define PVFS_IOD_H

@@ -183,19 +183,26 @@ iod_xfer_pipe_close(void)
 }
 
 /* Made at first use (after the daemon forked); a failure only costs the
- * copy, so it turns splice off rather than failing a request. */
+ * copy, so the stream takes the buffer rather than failing.  Out of
+ * descriptors is for now (a later stream tries again); anything else turns
+ * splice off for good. */
 static int
 iod_xfer_pipe_open(void)
 {
+	static struct pvfs_ratelimit rl;
+	unsigned long held;
 	int sz;
 
 	if (iod_xfer_pipe[0] != -1 || iod_xfer_pipe_off)
 		return iod_xfer_pipe_off ? -1 : 0;
 	if (pipe2(iod_xfer_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
-		pvfs_log_warn("pipe: %s; WRITE streams go through a buffer",
-		    strerror(errno));
+		if (errno != EMFILE && errno != ENFILE)
+			iod_xfer_pipe_off = 1;
+		if (pvfs_ratelimit(&rl, pvfs_mono_ms(), &held))
+			pvfs_log_warn("pipe: %s; WRITE streams go through a "
+			    "buffer%s", strerror(errno), iod_xfer_pipe_off ?
+			    "" : " until a descriptor is free");
 		iod_xfer_pipe[0] = iod_xfer_pipe[1] = -1;
-		iod_xfer_pipe_off = 1;
 		return -1;
 	}
 	/* Larger than the default 64 KiB when the system allows it. */

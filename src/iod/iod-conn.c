@@ -200,8 +200,9 @@ iod_conn_read_body(struct iod_conn *c)
 	return IOD_STEP_NEXT;
 }
 
-/* Receive up to one shared buffer of a WRITE stream and write it before
- * returning: the buffer belongs to whichever connection runs next. */
+/* Receive a long run of a WRITE stream by splice, or up to one shared
+ * buffer of it, and write it before returning: the pipe and the buffer
+ * belong to whichever connection runs next. */
 static int
 iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 {
@@ -216,6 +217,16 @@ iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 	}
 	if (iod_conn_spent(b))
 		return IOD_STEP_WAIT;
+	want = iod_xfer_splice_plan(x, IOD_BUDGET_BYTES - b->bytes, &b->pieces);
+	if (want > 0) {
+		n = iod_xfer_splice(x, c->dc.fd, want);
+		b->calls += 2;
+		if (n <= 0)
+			return iod_conn_recv_fail(c, n, "peer closed mid-stream");
+		iod.counters.bytes_in += (uint64_t)n;
+		b->bytes += (uint64_t)n;
+		return IOD_STEP_NEXT;
+	}
 	want = iod_xfer_write_plan(x, IOD_XFER_BUF, &b->calls, &b->pieces);
 	if (want == 0) {
 		/* The walk ended before the share did: cannot happen with

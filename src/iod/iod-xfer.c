@@ -1,11 +1,13 @@
 /*
  * iod-xfer.c - the walk of a stream over the iod's share of a pattern:
  * runs of stripe pieces with consecutive local offsets, which a READ
- * sends with sendfile and a WRITE receives into the shared buffer and
- * writes with one pwrite per run (iod-conn.c drives both; iod-ops.c
- * starts them).
+ * sends with sendfile and a WRITE receives either by splice through a
+ * pipe into the stripe file (a long run: no copy into user memory) or
+ * into the shared buffer, written with one pwrite per run (short runs,
+ * many per recv).  iod-conn.c drives both; iod-ops.c starts them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -161,4 +163,140 @@ iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
 		x->run_left -= len;
 		x->left -= len;
 	}
+}
+
+/* The pipe WRITE streams pass through from the socket to the file: one
+ * for the daemon, like the receive buffer, and for the same reason safe:
+ * what a wake-up splices into it is written out (or drained) before
+ * control returns to the loop, so it is empty between wake-ups. */
+static int iod_xfer_pipe[2] = { -1, -1 };
+static uint64_t iod_xfer_pipe_size;
+static int iod_xfer_pipe_off;	/* no pipe: every stream takes the buffer */
+
+static void
+iod_xfer_pipe_close(void)
+{
+	if (iod_xfer_pipe[0] != -1) {
+		close(iod_xfer_pipe[0]);
+		close(iod_xfer_pipe[1]);
+	}
+	iod_xfer_pipe[0] = iod_xfer_pipe[1] = -1;
+}
+
+/* Made at first use (after the daemon forked); a failure only costs the
+ * copy, so the stream takes the buffer rather than failing.  Out of
+ * descriptors is for now (a later stream tries again); anything else turns
+ * splice off for good. */
+static int
+iod_xfer_pipe_open(void)
+{
+	static struct pvfs_ratelimit rl;
+	unsigned long held;
+	int sz;
+
+	if (iod_xfer_pipe[0] != -1 || iod_xfer_pipe_off)
+		return iod_xfer_pipe_off ? -1 : 0;
+	if (pipe2(iod_xfer_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+		if (errno != EMFILE && errno != ENFILE)
+			iod_xfer_pipe_off = 1;
+		if (pvfs_ratelimit(&rl, pvfs_mono_ms(), &held))
+			pvfs_log_warn("pipe: %s; WRITE streams go through a "
+			    "buffer%s", strerror(errno), iod_xfer_pipe_off ?
+			    "" : " until a descriptor is free");
+		iod_xfer_pipe[0] = iod_xfer_pipe[1] = -1;
+		return -1;
+	}
+	/* Larger than the default 64 KiB when the system allows it. */
+	(void)fcntl(iod_xfer_pipe[1], F_SETPIPE_SZ, IOD_PIPE_SIZE);
+	if ((sz = fcntl(iod_xfer_pipe[1], F_GETPIPE_SZ)) <= 0)
+		sz = 65536;
+	iod_xfer_pipe_size = (uint64_t)sz;
+	return 0;
+}
+
+/* How many bytes of the current run to splice now, at most max: 0 when
+ * the stream takes the buffer (drained, no file, a short run, no pipe). */
+uint64_t
+iod_xfer_splice_plan(struct iod_xfer *x, uint64_t max, unsigned *pieces)
+{
+	uint64_t n;
+
+	if (x->discard || x->file == NULL || iod_xfer_pipe_open() != 0)
+		return 0;
+	if (x->run_left == 0 && !iod_xfer_run_next(x, pieces))
+		return 0;
+	if (x->run_left < IOD_SPLICE_MIN)
+		return 0;
+	n = x->run_left < max ? x->run_left : max;
+	return n < iod_xfer_pipe_size ? n : iod_xfer_pipe_size;
+}
+
+/* Empty the pipe of n bytes that cannot be written; a pipe that will not
+ * give them back is replaced, so the next stream never sees them. */
+static void
+iod_xfer_pipe_drain(uint64_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = read(iod_xfer_pipe[0], iod.xbuf,
+		    n < IOD_XFER_BUF ? n : IOD_XFER_BUF);
+		if (k == -1 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			pvfs_log_warn("pipe drain: %s", k == 0 ? "EOF" :
+			    strerror(errno));
+			iod_xfer_pipe_close();
+			return;
+		}
+		n -= (uint64_t)k;
+	}
+}
+
+/* Splice up to want bytes of the current run (iod_xfer_splice_plan) from
+ * sock into the pipe, and from the pipe into the stripe file at the run's
+ * offset, before returning.  As recv: the bytes received (> 0), 0 at the
+ * peer's EOF, -1 with errno (EAGAIN: nothing there).  After a write error
+ * the bytes received are drained and the rest of the stream too. */
+ssize_t
+iod_xfer_splice(struct iod_xfer *x, int sock, uint64_t want)
+{
+	ssize_t n, k;
+	uint64_t left;
+	loff_t off;
+
+	n = splice(sock, NULL, iod_xfer_pipe[1], NULL, want,
+	    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n == -1 && errno == EINVAL) {
+		/* A socket that cannot splice: the buffer from now on. */
+		pvfs_log_warn("splice from a socket: %s; WRITE streams go "
+		    "through a buffer", strerror(errno));
+		iod_xfer_pipe_close();
+		iod_xfer_pipe_off = 1;
+		errno = EINTR; /* the caller tries again, by the buffer */
+		return -1;
+	}
+	if (n <= 0)
+		return n;
+	for (left = (uint64_t)n; left > 0 && !x->discard; ) {
+		off = (loff_t)x->run_local;
+		k = splice(iod_xfer_pipe[0], NULL, x->file->fd, &off, left,
+		    SPLICE_F_MOVE);
+		if (k == -1 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			x->err = k == 0 ? ENOSPC : errno;
+			x->discard = 1;
+			break;
+		}
+		x->run_local += (uint64_t)k;
+		x->run_left -= (uint64_t)k;
+		x->left -= (uint64_t)k;
+		left -= (uint64_t)k;
+	}
+	if (left > 0) {
+		iod_xfer_pipe_drain(left);
+		x->left -= left;
+	}
+	return n;
 }

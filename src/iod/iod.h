@@ -4,9 +4,10 @@
  * pvfs-iod stores the stripes of every file it holds in one local file,
  * DATADIR/XX/INO.GEN (iod-store.c), and serves them over a single-threaded libev loop.
  * Each connection handles one request at a time; a READ reply is followed
- * by a stream sent with sendfile, a WRITE request by a stream received
- * into one buffer shared by the whole daemon (safe: a chunk is pwritten
- * before control returns to the loop).
+ * by a stream sent with sendfile, a WRITE request by a stream spliced
+ * through one pipe into the file (long runs) or received into one buffer
+ * (short runs), both shared by the whole daemon (safe: what a wake-up
+ * received is written before control returns to the loop).
  */
 #ifndef PVFS_IOD_H
 #define PVFS_IOD_H
@@ -29,6 +30,8 @@
 #define IOD_BODY_MAX 512           /* largest iod request body is ~120 bytes */
 #define IOD_LIST_BODY_MAX PVFS_MAX_BODY /* READ_LIST/WRITE_LIST bodies (heap) */
 #define IOD_XFER_BUF (4u << 20)    /* shared WRITE receive buffer */
+#define IOD_PIPE_SIZE (1 << 20)    /* shared WRITE splice pipe, if allowed */
+#define IOD_SPLICE_MIN (64u << 10) /* shorter runs go through the buffer */
 #define IOD_BUDGET_BYTES (4u << 20) /* stream bytes per connection per wake-up */
 #define IOD_BUDGET_CALLS 1024      /* sendfile/pwrite calls per wake-up */
 #define IOD_BUDGET_PIECES 65536    /* stripe pieces walked per wake-up */
@@ -248,6 +251,9 @@ int iod_xfer_run_next(struct iod_xfer *x, unsigned *pieces);
 uint64_t iod_xfer_write_plan(const struct iod_xfer *x, uint64_t max,
     unsigned *calls, unsigned *pieces);
 void iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
+uint64_t iod_xfer_splice_plan(struct iod_xfer *x, uint64_t max,
+    unsigned *pieces);
+ssize_t iod_xfer_splice(struct iod_xfer *x, int sock, uint64_t want);
 
 /* iod-label.c: the data directory's identity and the mgr's clock. */
 int iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,

@@ -186,6 +186,25 @@ cluster_find_tool(struct cluster *c)
 	return 0;
 }
 
+/* PVFS_TEST_TCP=1: clients reach the iods over TCP, as from another host.
+ * pvfs-local's iodtab names each iod's Unix socket; with the socket gone
+ * the client falls back to the iod's TCP port.  The mgr keeps its socket
+ * (the tests' uid reaches it, as with a local mgr). */
+static void
+cluster_tcp_only(struct cluster *c)
+{
+	const char *e = getenv("PVFS_TEST_TCP");
+	char path[PATH_MAX + 64];
+	int k;
+
+	if (e == NULL || strcmp(e, "1") != 0)
+		return;
+	for (k = 0; k < c->niods; k++) {
+		snprintf(path, sizeof(path), "%s/run/iod%d.sock", c->dir, k);
+		unlink(path);
+	}
+}
+
 static int
 cluster_launch(struct cluster *c, const char *what)
 {
@@ -206,6 +225,7 @@ cluster_launch(struct cluster *c, const char *what)
 		return -1;
 	}
 	c->running = 1;
+	cluster_tcp_only(c);
 	return 0;
 }
 

@@ -44,7 +44,9 @@ struct cluster {
 	const char *const *start_args;
 };
 
-/* Make a temp dir, start N iods and a mgr, set PVFSTAB_FILE.  0 or -1. */
+/* Make a temp dir, start N iods and a mgr, set PVFSTAB_FILE.  0 or -1.
+ * With PVFS_TEST_TCP=1 every start leaves the iods reachable by TCP only
+ * (their Unix sockets unlinked), as from another host. */
 int cluster_start(struct cluster *c, int niods);
 /* Stop every daemon (data stays).  0 or -1. */
 int cluster_stop(struct cluster *c);

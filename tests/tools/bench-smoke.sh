@@ -37,7 +37,8 @@ export PVFSTAB_FILE
 
 "$B/pvfs-bench" data -c 2 -s 1M -b 64K -S 16K --verify --fsync >"$OUT" 2>&1 ||
 	fail "data job failed"
-for k in write read tcp local_write local_read write_ratio read_ratio; do
+for k in write read tcp local_write local_read write_ratio read_ratio \
+    tcp_streams write_streams_ratio; do
 	has_figure data $k
 done
 grep -q 'pvfs-bench data: 2 clients x 2 iods' "$OUT" || fail "data header"
@@ -78,4 +79,8 @@ has_figure data read
 
 "$B/pvfs-bench" tcp -s 4M >"$OUT" 2>&1 || fail "tcp job failed"
 grep -Eq '^RESULT tcp .* rate=[1-9]' "$OUT" || fail "no tcp figure"
+# The data test's shape: 2 senders x 3 receivers.
+"$B/pvfs-bench" tcp -s 6M -c 2 -p 3 >"$OUT" 2>&1 || fail "tcp streams job failed"
+grep -Eq '^RESULT tcp .* senders=2 receivers=3 rate=[1-9]' "$OUT" ||
+	fail "no tcp streams figure"
 exit 0

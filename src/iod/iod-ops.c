@@ -211,6 +211,7 @@ iod_op_write(struct iod_conn *c, const struct iod_io *io)
 	iod_xfer_start(&c->xfer, f, io, io->stream_len);
 	c->xfer.mirror = m;
 	c->xfer.resync = resync;
+	c->xfer.mirrored = pvfs_dist_copies(&io->cap->dist) > 1;
 	iod_conn_stream_recv(c);
 	return IOD_OP_STREAM;
 }

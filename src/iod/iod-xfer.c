@@ -215,13 +215,15 @@ iod_xfer_pipe_open(void)
 }
 
 /* How many bytes of the current run to splice now, at most max: 0 when
- * the stream takes the buffer (drained, no file, a short run, no pipe). */
+ * the stream takes the buffer (drained, no file, a mirrored file, a
+ * short run, no pipe). */
 uint64_t
 iod_xfer_splice_plan(struct iod_xfer *x, uint64_t max, unsigned *pieces)
 {
 	uint64_t n;
 
-	if (x->discard || x->file == NULL || iod_xfer_pipe_open() != 0)
+	if (x->discard || x->file == NULL || x->mirrored ||
+	    iod_xfer_pipe_open() != 0)
 		return 0;
 	if (x->run_left == 0 && !iod_xfer_run_next(x, pieces))
 		return 0;

@@ -148,6 +148,10 @@ struct iod_xfer {
 	int discard;             /* WRITE refused: drain without writing */
 	struct im_copy *mirror;  /* WRITE to a stale copy (iod-mirror.c) */
 	int resync;              /* ... by a resync */
+	/* A mirrored file's WRITE goes through the buffer, never by splice:
+	 * iod-mirror.c must see every client byte of a stale copy and leave
+	 * out those a resync must not overwrite. */
+	int mirrored;
 };
 
 /* A connection: the layer's part (dconn.h) first. */

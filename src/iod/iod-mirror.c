@@ -291,6 +291,27 @@ iod_mirror_pwrite(const struct iod_mirror_w *w, int fd, const uint8_t *buf,
 	return 0;
 }
 
+/* A client truncated the copy to local bytes: if it is stale here, what
+ * clients wrote past that is gone (a resync must not keep the size of
+ * it), and a resync minted before may carry bytes read before the
+ * truncate: stale anew from now. */
+void
+iod_mirror_truncated(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
+    uint64_t local)
+{
+	struct im_copy *m = cap->dist.copies > 1 ?
+	    im_find(cap->ino, cap->gen, rel, copy) : NULL;
+	uint32_t n;
+
+	if (m == NULL)
+		return;
+	for (n = 0; n < m->nw && m->w[n].offset < local; n++)
+		if (m->w[n].offset + m->w[n].length > local)
+			m->w[n].length = local - m->w[n].offset;
+	m->nw = n;
+	m->since_s = iod_label_now();
+}
+
 /* A copy written by a resync is also given its size (IOD_TRUNCATE under
  * PVFS_R_RESYNC): refused as a write would be, and never below the end
  * of what clients wrote to it meanwhile (*local raised). */

@@ -270,10 +270,16 @@ iod_op_truncate(struct iod_conn *c, union iod_req *req,
 		return EFBIG;
 	/* Only a non-empty stripe needs a file: a missing one is empty. */
 	f = iod_store_get(r->cap.ino, r->cap.gen, r->copy, local > 0, &err);
-	if (f == NULL)
-		return err == ENOENT ? 0 : err;
-	err = ftruncate(f->fd, (off_t)local) == 0 ? 0 : errno;
-	iod_store_put(f);
+	if (f == NULL) {
+		if (err != ENOENT)
+			return err;
+		err = 0;
+	} else {
+		err = ftruncate(f->fd, (off_t)local) == 0 ? 0 : errno;
+		iod_store_put(f);
+	}
+	if (err == 0 && !(r->cap.rights & PVFS_R_RESYNC))
+		iod_mirror_truncated(&r->cap, r->rel, r->copy, local);
 	return err;
 }
 

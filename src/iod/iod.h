@@ -292,6 +292,9 @@ int iod_mirror_write_start(const struct pvfs_cap *cap, uint32_t rel,
     uint32_t copy, struct iod_mirror_w *w);
 int iod_mirror_pwrite(const struct iod_mirror_w *w, int fd,
     const uint8_t *buf, uint64_t len, uint64_t off);
+/* A client's truncate of a copy to local bytes done (see iod-mirror.c). */
+void iod_mirror_truncated(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, uint64_t local);
 /* A resync's truncate (size setting): 0 or ESTALE as a write; *local
  * raised to the end of what clients wrote meanwhile. */
 int iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,

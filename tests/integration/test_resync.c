@@ -572,6 +572,18 @@ stale_on_iod1(const char *path, struct pvfs_mgr_attrcap_rep *f, struct rng *r)
 	assert_int_equal(dirty(&f->cap, e, missed_on(&f->cap.dist, 1, e)), 0);
 }
 
+/* The resync has not run yet: else a test proves nothing. */
+static void
+assert_still_stale(int n)
+{
+	struct pvfs_mgr_resync_rep st;
+
+	resync_status(&st);
+	if (st.stale != (uint64_t)n)
+		fail_msg("%" PRIu64 " copies stale, not %d: the resync came "
+		    "first", (uint64_t)st.stale, n);
+}
+
 struct mid_dirty {
 	const struct pvfs_cap *cap;
 	struct pvfs_dirty_wire e;
@@ -647,6 +659,48 @@ test_cleaned_midstream(void **state)
 	assert_int_equal(read_copy(&f.cap, 0, 1), 0);
 	assert_true(share_equal(&f.cap.dist, 0));
 	assert_copies_identical(&f);
+}
+
+/* IOD_TRUNCATE of every copy to logical length len. */
+static void
+truncate_all(const struct pvfs_cap *cap, uint64_t len)
+{
+	struct pvfs_iod_truncate_req req;
+	uint32_t rel, k;
+
+	for (rel = 0; rel < cap->dist.pcount; rel++) {
+		for (k = 0; k < 2; k++) {
+			memset(&req, 0, sizeof(req));
+			req.cap = *cap;
+			req.rel = rel;
+			req.copy = k;
+			req.length = len;
+			assert_int_equal(call(iod_name(copy_iod(&cap->dist, rel,
+			    k)), PVFS_IOD_TRUNCATE, &req, NULL), 0);
+		}
+	}
+}
+
+/* Finding 3: a client writes a stale copy (its ranges kept) and then
+ * truncates the file to 0: the resync does not give the copy back the
+ * size of the truncated client writes (it was 128 KiB of zeros). */
+static void
+test_truncate_stale(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_truncate_stale");
+	stale_on_iod1("/ts", &f, &r);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	truncate_all(&f.cap, 0);
+	assert_still_stale(2);
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	wait_lease(&f.cap, 0, 1);
+	assert_int_equal(read_copy(&f.cap, 1, 0), 0); /* on iod 1, empty */
 }
 
 /* ---- through the client library ---- */
@@ -736,6 +790,7 @@ main(void)
 		cmocka_unit_test(test_rebuild),
 		cmocka_unit_test(test_marked_midstream),
 		cmocka_unit_test(test_cleaned_midstream),
+		cmocka_unit_test(test_truncate_stale),
 	};
 
 	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);

@@ -34,7 +34,6 @@ struct im_copy {
 	int64_t since_s;         /* stale here since (mgr clock, seconds) */
 	struct pvfs_extent *w;   /* ranges clients wrote since, sorted */
 	uint32_t nw, wcap;
-	int overflow;            /* too many: every resync write refused */
 };
 
 static struct im_copy *im_tab[IM_HASH];
@@ -200,7 +199,7 @@ iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 static int
 im_resync_ok(const struct im_copy *m, int64_t minted)
 {
-	return m != NULL && !m->overflow && m->since_s < minted ? 0 : ESTALE;
+	return m != NULL && m->since_s < minted ? 0 : ESTALE;
 }
 
 /* A write's plan (iod_xfer's mw): the copy it writes, not its stale
@@ -243,13 +242,18 @@ im_wrote(struct im_copy *m, uint64_t off, uint64_t len)
 	}
 	if (j == i && m->nw == m->wcap) {
 		if (m->wcap == IM_RANGES_MAX) {
-			m->overflow = 1; /* a resync must start over */
-			return;
+			/* Forget them: stale anew from now, so that a resync
+			 * minted before (which may have read older bytes) is
+			 * refused and a later one reads these. */
+			m->nw = 0;
+			m->since_s = iod_label_now();
+			i = j = 0;
+		} else {
+			m->wcap = m->wcap ? m->wcap * 2 : 8;
+			if ((e = realloc(m->w, m->wcap * sizeof(*e))) == NULL)
+				pvfs_fatal("out of memory (written ranges)");
+			m->w = e;
 		}
-		m->wcap = m->wcap ? m->wcap * 2 : 8;
-		if ((e = realloc(m->w, m->wcap * sizeof(*e))) == NULL)
-			pvfs_fatal("out of memory (written ranges)");
-		m->w = e;
 	}
 	memmove(&m->w[i + 1], &m->w[j], (m->nw - j) * sizeof(*m->w));
 	m->nw = m->nw - (j - i) + 1;

@@ -552,7 +552,7 @@ test_rebuild(void **state)
 	assert_copies_identical(&f);
 }
 
-/* ---- the iod's client-written ranges (review findings) ---- */
+/* ---- the iod's client-written ranges (review findings 1, 3, 7b) ---- */
 
 /* A file written whole with buf, then again with new bytes while iod 1
  * was down (reported): iod 1 back and holding its set (a repeated report
@@ -703,6 +703,34 @@ test_truncate_stale(void **state)
 	assert_int_equal(read_copy(&f.cap, 1, 0), 0); /* on iod 1, empty */
 }
 
+/* Finding 7b: more disjoint client writes to a stale copy than the iod
+ * keeps ranges for: it forgets them and refuses resyncs minted before,
+ * instead of every resync forever; the later one makes it fresh. */
+static void
+test_ranges_overflow(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_pattern odd = { 0, 1, 2, 2000 }; /* 2000 ranges, rel 0 */
+	struct rng r;
+	uint32_t i;
+
+	(void)state;
+	rng_init(&r, "test_ranges_overflow");
+	stale_on_iod1("/ov", &f, &r);
+	assert_true(odd.stride * odd.count <= f.cap.dist.ssize);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_pat_mid(&f.cap, 0, 0, &odd, UINT64_MAX, NULL,
+	    NULL), 0);
+	assert_int_equal(write_pat_mid(&f.cap, 0, 1, &odd, UINT64_MAX, NULL,
+	    NULL), 0);
+	assert_still_stale(2);
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	wait_lease(&f.cap, 0, 1);
+	for (i = 0; i < odd.count; i++)
+		assert_int_equal(got[i * 2], buf[i * 2]);
+}
+
 /* ---- through the client library ---- */
 
 static void *
@@ -791,6 +819,7 @@ main(void)
 		cmocka_unit_test(test_marked_midstream),
 		cmocka_unit_test(test_cleaned_midstream),
 		cmocka_unit_test(test_truncate_stale),
+		cmocka_unit_test(test_ranges_overflow),
 	};
 
 	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);

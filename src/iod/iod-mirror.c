@@ -275,7 +275,8 @@ iod_mirror_pwrite(const struct iod_mirror_w *w, int fd, const uint8_t *buf,
 	int err;
 
 	if (!w->resync) {
-		if ((err = iod_xfer_pwrite(fd, buf, len, off)) == 0 && m != NULL)
+		err = iod_xfer_pwrite(fd, buf, len, off);
+		if (err == 0 && m != NULL)
 			im_wrote(m, off, len);
 		return err;
 	}

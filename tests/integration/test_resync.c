@@ -6,8 +6,10 @@
  * until the mgr's resync worker made it fresh), both copies then byte for
  * byte the same on disk; the mgr killed before the resync (its journal
  * keeps the marks); a wiped iod rebuilt by pvfs-resync --rebuild (an
- * unmirrored file listed as lost); and a copy whose only fresh copy's iod
- * is down stays refused and listed.
+ * unmirrored file listed as lost); a copy whose only fresh copy's iod
+ * is down stays refused and listed; and the iod's client-written ranges
+ * of a stale copy across a change of the set mid-write, a truncate, and
+ * more ranges than it keeps.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -34,7 +34,6 @@ struct im_copy {
 	int64_t since_s;         /* stale here since (mgr clock, seconds) */
 	struct pvfs_extent *w;   /* ranges clients wrote since, sorted */
 	uint32_t nw, wcap;
-	int overflow;            /* too many: every resync write refused */
 };
 
 static struct im_copy *im_tab[IM_HASH];
@@ -195,24 +194,34 @@ iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 	return im_find(cap->ino, cap->gen, rel, copy) != NULL ? ENODATA : 0;
 }
 
-/* A write's plan (iod_xfer's mirror field): NULL for a copy that needs
- * nothing, else the stale copy, and whether it is a resync's; ESTALE in
- * *err refuses a resync write (see the top). */
-struct im_copy *
-iod_mirror_write_start(const struct pvfs_cap *cap, uint32_t rel,
-    uint32_t copy, int *resync, int *err)
+/* May a resync whose capability was minted at `minted` write m?  Not a
+ * fresh copy, nor one stale here since the mint (see the top). */
+static int
+im_resync_ok(const struct im_copy *m, int64_t minted)
 {
-	struct im_copy *m = cap->dist.copies > 1 ?
-	    im_find(cap->ino, cap->gen, rel, copy) : NULL;
+	return m != NULL && m->since_s < minted ? 0 : ESTALE;
+}
 
-	*err = 0;
-	*resync = (cap->rights & PVFS_R_RESYNC) != 0;
-	if (!*resync)
-		return m;
-	if (m == NULL || m->overflow ||
-	    m->since_s >= cap->expiry - PVFS_CAP_LIFETIME)
-		*err = ESTALE;
-	return m;
+/* A write's plan (iod_xfer's mw): the copy it writes, not its stale
+ * record, which iod_mirror_pwrite looks up at every flush (the set can
+ * change between wake-ups).  ESTALE refuses a resync write. */
+int
+iod_mirror_write_start(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, struct iod_mirror_w *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (cap->dist.copies <= 1)
+		return cap->rights & PVFS_R_RESYNC ? ESTALE : 0;
+	w->on = 1;
+	w->ino = cap->ino;
+	w->gen = cap->gen;
+	w->rel = rel;
+	w->copy = copy;
+	w->resync = (cap->rights & PVFS_R_RESYNC) != 0;
+	w->minted = cap->expiry - PVFS_CAP_LIFETIME;
+	if (!w->resync)
+		return 0;
+	return im_resync_ok(im_find(w->ino, w->gen, rel, copy), w->minted);
 }
 
 /* Keep [off, off + len) as written by a client. */
@@ -233,13 +242,18 @@ im_wrote(struct im_copy *m, uint64_t off, uint64_t len)
 	}
 	if (j == i && m->nw == m->wcap) {
 		if (m->wcap == IM_RANGES_MAX) {
-			m->overflow = 1; /* a resync must start over */
-			return;
+			/* Forget them: stale anew from now, so that a resync
+			 * minted before (which may have read older bytes) is
+			 * refused and a later one reads these. */
+			m->nw = 0;
+			m->since_s = iod_label_now();
+			i = j = 0;
+		} else {
+			m->wcap = m->wcap ? m->wcap * 2 : 8;
+			if ((e = realloc(m->w, m->wcap * sizeof(*e))) == NULL)
+				pvfs_fatal("out of memory (written ranges)");
+			m->w = e;
 		}
-		m->wcap = m->wcap ? m->wcap * 2 : 8;
-		if ((e = realloc(m->w, m->wcap * sizeof(*e))) == NULL)
-			pvfs_fatal("out of memory (written ranges)");
-		m->w = e;
 	}
 	memmove(&m->w[i + 1], &m->w[j], (m->nw - j) * sizeof(*m->w));
 	m->nw = m->nw - (j - i) + 1;
@@ -247,54 +261,60 @@ im_wrote(struct im_copy *m, uint64_t off, uint64_t len)
 	m->w[i].length = end - off;
 }
 
-static int
-im_pwrite(int fd, const uint8_t *buf, uint64_t len, uint64_t off)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return errno;
-		if (n == 0)
-			return ENOSPC;
-		buf += n;
-		len -= (uint64_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* One run of a write to a stale copy: a client's is written and kept; a
- * resync's is written except where clients wrote. */
+/* One run of a write to a copy of a mirrored file: a client's is written
+ * and, if the copy is stale now, kept; a resync's is written except where
+ * clients wrote, and refused as at its start if the copy's state changed
+ * since. */
 int
-iod_mirror_pwrite(struct im_copy *m, int resync, int fd, const uint8_t *buf,
+iod_mirror_pwrite(const struct iod_mirror_w *w, int fd, const uint8_t *buf,
     uint64_t len, uint64_t off)
 {
+	struct im_copy *m = im_find(w->ino, w->gen, w->rel, w->copy);
 	uint64_t end = off + len, a, b;
 	uint32_t i;
 	int err;
 
-	if (!resync) {
-		if ((err = im_pwrite(fd, buf, len, off)) == 0)
+	if (!w->resync) {
+		err = iod_xfer_pwrite(fd, buf, len, off);
+		if (err == 0 && m != NULL)
 			im_wrote(m, off, len);
 		return err;
 	}
-	if (m->overflow)
-		return ESTALE;
+	if ((err = im_resync_ok(m, w->minted)) != 0)
+		return err;
 	for (i = 0, a = off; a < end; i++) {
 		while (i < m->nw && m->w[i].offset + m->w[i].length <= a)
 			i++;
 		b = i < m->nw && m->w[i].offset < end ? m->w[i].offset : end;
-		if (b > a && (err = im_pwrite(fd, buf + (a - off), b - a, a)) != 0)
+		if (b > a && (err = iod_xfer_pwrite(fd, buf + (a - off), b - a,
+		    a)) != 0)
 			return err;
 		if (b >= end)
 			break;
 		a = m->w[i].offset + m->w[i].length; /* skip the client's bytes */
 	}
 	return 0;
+}
+
+/* A client truncated the copy to local bytes: if it is stale here, what
+ * clients wrote past that is gone (a resync must not keep the size of
+ * it), and a resync minted before may carry bytes read before the
+ * truncate: stale anew from now. */
+void
+iod_mirror_truncated(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
+    uint64_t local)
+{
+	struct im_copy *m = cap->dist.copies > 1 ?
+	    im_find(cap->ino, cap->gen, rel, copy) : NULL;
+	uint32_t n;
+
+	if (m == NULL)
+		return;
+	for (n = 0; n < m->nw && m->w[n].offset < local; n++)
+		if (m->w[n].offset + m->w[n].length > local)
+			m->w[n].length = local - m->w[n].offset;
+	m->nw = n;
+	m->since_s = iod_label_now();
 }
 
 /* A copy written by a resync is also given its size (IOD_TRUNCATE under
@@ -304,12 +324,11 @@ int
 iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,
     uint32_t copy, uint64_t *local)
 {
-	struct im_copy *m;
+	struct im_copy *m = im_find(cap->ino, cap->gen, rel, copy);
 	uint64_t end;
-	int resync, err;
+	int err;
 
-	m = iod_mirror_write_start(cap, rel, copy, &resync, &err);
-	if (err != 0)
+	if ((err = im_resync_ok(m, cap->expiry - PVFS_CAP_LIFETIME)) != 0)
 		return err;
 	if (m->nw > 0) {
 		end = m->w[m->nw - 1].offset + m->w[m->nw - 1].length;

@@ -182,8 +182,8 @@ static int
 iod_op_write(struct iod_conn *c, const struct iod_io *io)
 {
 	struct iod_file *f = NULL;
-	struct im_copy *m;
-	int err, resync;
+	struct iod_mirror_w w;
+	int err;
 
 	if ((err = iod_op_cap(io->cap, PVFS_R_WRITE)) != 0)
 		return iod_op_write_drain(c, io->stream_len, err);
@@ -202,16 +202,14 @@ iod_op_write(struct iod_conn *c, const struct iod_io *io)
 	    (f = iod_store_get(io->cap->ino, io->cap->gen, io->copy, 1,
 	    &err)) == NULL)
 		return iod_op_write_drain(c, io->stream_len, err);
-	m = iod_mirror_write_start(io->cap, io->rel, io->copy, &resync, &err);
-	if (err != 0) {
+	if ((err = iod_mirror_write_start(io->cap, io->rel, io->copy,
+	    &w)) != 0) {
 		if (f != NULL)
 			iod_store_put(f);
 		return iod_op_write_drain(c, io->stream_len, err);
 	}
 	iod_xfer_start(&c->xfer, f, io, io->stream_len);
-	c->xfer.mirror = m;
-	c->xfer.resync = resync;
-	c->xfer.mirrored = pvfs_dist_copies(&io->cap->dist) > 1;
+	c->xfer.mw = w;
 	iod_conn_stream_recv(c);
 	return IOD_OP_STREAM;
 }
@@ -272,10 +270,16 @@ iod_op_truncate(struct iod_conn *c, union iod_req *req,
 		return EFBIG;
 	/* Only a non-empty stripe needs a file: a missing one is empty. */
 	f = iod_store_get(r->cap.ino, r->cap.gen, r->copy, local > 0, &err);
-	if (f == NULL)
-		return err == ENOENT ? 0 : err;
-	err = ftruncate(f->fd, (off_t)local) == 0 ? 0 : errno;
-	iod_store_put(f);
+	if (f == NULL) {
+		if (err != ENOENT)
+			return err;
+		err = 0;
+	} else {
+		err = ftruncate(f->fd, (off_t)local) == 0 ? 0 : errno;
+		iod_store_put(f);
+	}
+	if (err == 0 && !(r->cap.rights & PVFS_R_RESYNC))
+		iod_mirror_truncated(&r->cap, r->rel, r->copy, local);
 	return err;
 }
 

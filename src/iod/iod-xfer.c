@@ -113,9 +113,8 @@ iod_xfer_write_plan(const struct iod_xfer *x, uint64_t max,
 	return sum < max ? sum : max;
 }
 
-static int
-iod_xfer_pwrite(int fd, const uint8_t *buf, uint64_t len,
-    uint64_t off)
+int
+iod_xfer_pwrite(int fd, const uint8_t *buf, uint64_t len, uint64_t off)
 {
 	ssize_t n;
 
@@ -153,8 +152,8 @@ iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n)
 			continue;
 		}
 		len = x->run_left < n ? x->run_left : n;
-		if ((x->err = x->mirror != NULL ? iod_mirror_pwrite(x->mirror,
-		    x->resync, x->file->fd, buf, len, x->run_local) :
+		if ((x->err = x->mw.on ? iod_mirror_pwrite(&x->mw, x->file->fd,
+		    buf, len, x->run_local) :
 		    iod_xfer_pwrite(x->file->fd, buf, len, x->run_local)) != 0)
 			x->discard = 1;
 		buf += len;
@@ -222,7 +221,7 @@ iod_xfer_splice_plan(struct iod_xfer *x, uint64_t max, unsigned *pieces)
 {
 	uint64_t n;
 
-	if (x->discard || x->file == NULL || x->mirrored ||
+	if (x->discard || x->file == NULL || x->mw.on ||
 	    iod_xfer_pipe_open() != 0)
 		return 0;
 	if (x->run_left == 0 && !iod_xfer_run_next(x, pieces))

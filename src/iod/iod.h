@@ -131,6 +131,17 @@ enum iod_conn_state {
 	IOD_CONN_SEND_STREAM, /* sending a READ's data after its reply */
 };
 
+/* A WRITE to a copy of a mirrored file: which copy, not its stale record
+ * (iod-mirror.c looks that up at every flush: the set may change between
+ * wake-ups, the record be freed or made). */
+struct iod_mirror_w {
+	uint64_t ino, gen;
+	uint32_t rel, copy;
+	int64_t minted;          /* a resync's: its capability's mint time */
+	int on;                  /* a mirrored file's copy */
+	int resync;              /* under PVFS_R_RESYNC */
+};
+
 /* A data stream in progress: the iod's share of a pattern, walked as runs
  * of pieces with consecutive local offsets. */
 struct iod_xfer {
@@ -146,12 +157,10 @@ struct iod_xfer {
 	struct pvfs_pattern *segs; /* a LIST request's segments (owned) */
 	int err;                 /* first write error; the reply's status */
 	int discard;             /* WRITE refused: drain without writing */
-	struct im_copy *mirror;  /* WRITE to a stale copy (iod-mirror.c) */
-	int resync;              /* ... by a resync */
-	/* A mirrored file's WRITE goes through the buffer, never by splice:
-	 * iod-mirror.c must see every client byte of a stale copy and leave
-	 * out those a resync must not overwrite. */
-	int mirrored;
+	/* A mirrored copy's WRITE (iod-mirror.c); it goes through the
+	 * buffer, never by splice: iod-mirror.c must see every client byte
+	 * of a stale copy and leave out those a resync must not overwrite. */
+	struct iod_mirror_w mw;
 };
 
 /* A connection: the layer's part (dconn.h) first. */
@@ -258,6 +267,8 @@ void iod_xfer_write_flush(struct iod_xfer *x, const uint8_t *buf, uint64_t n);
 uint64_t iod_xfer_splice_plan(struct iod_xfer *x, uint64_t max,
     unsigned *pieces);
 ssize_t iod_xfer_splice(struct iod_xfer *x, int sock, uint64_t want);
+/* pwrite all of buf at off: 0 or an errno (ENOSPC for a zero write). */
+int iod_xfer_pwrite(int fd, const uint8_t *buf, uint64_t len, uint64_t off);
 
 /* iod-label.c: the data directory's identity and the mgr's clock. */
 int iod_label_format(const char *datadir, uint64_t fsid, uint32_t index,
@@ -276,7 +287,6 @@ int iod_admin_purge(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep);
 
 /* iod-mirror.c: stale copies of mirrored files and the mirror lease. */
-struct im_copy;
 int iod_mirror_stale(struct iod_conn *c, union iod_req *req,
     union iod_rep *rep);
 /* HELLO verified: grant the lease if due; mgr_now_ns is the mgr's clock
@@ -286,12 +296,14 @@ void iod_mirror_hello(const struct pvfs_iod_hello_req *r, int64_t mgr_now_ns,
 /* 0, or ENODATA: no lease, or the copy is stale. */
 int iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel,
     uint32_t copy);
-/* A write's stale copy (NULL: none), whether a resync's; *err ESTALE
- * refuses a resync write. */
-struct im_copy *iod_mirror_write_start(const struct pvfs_cap *cap,
-    uint32_t rel, uint32_t copy, int *resync, int *err);
-int iod_mirror_pwrite(struct im_copy *m, int resync, int fd,
+/* A write's plan into *w; ESTALE refuses a resync write. */
+int iod_mirror_write_start(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, struct iod_mirror_w *w);
+int iod_mirror_pwrite(const struct iod_mirror_w *w, int fd,
     const uint8_t *buf, uint64_t len, uint64_t off);
+/* A client's truncate of a copy to local bytes done (see iod-mirror.c). */
+void iod_mirror_truncated(const struct pvfs_cap *cap, uint32_t rel,
+    uint32_t copy, uint64_t local);
 /* A resync's truncate (size setting): 0 or ESTALE as a write; *local
  * raised to the end of what clients wrote meanwhile. */
 int iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,

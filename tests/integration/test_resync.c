@@ -6,8 +6,10 @@
  * until the mgr's resync worker made it fresh), both copies then byte for
  * byte the same on disk; the mgr killed before the resync (its journal
  * keeps the marks); a wiped iod rebuilt by pvfs-resync --rebuild (an
- * unmirrored file listed as lost); and a copy whose only fresh copy's iod
- * is down stays refused and listed.
+ * unmirrored file listed as lost); a copy whose only fresh copy's iod
+ * is down stays refused and listed; and the iod's client-written ranges
+ * of a stale copy across a change of the set mid-write, a truncate, and
+ * more ranges than it keeps.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -95,11 +97,14 @@ copy_iod(const struct pvfs_dist *d, uint32_t rel, uint32_t copy)
 	return pvfs_stripe_copy_abs(d, rel, copy, NIODS);
 }
 
-/* IOD_WRITE of logical [off, off + len) of buf to (rel, copy): its
- * share. */
+/* IOD_WRITE of pattern pat of buf to (rel, copy): its share; after its
+ * first `cut` stream bytes (if less than the share) the iod is given time
+ * to write them and mid(arg) runs: a stream that spans a change of the
+ * stale set. */
 static int
-write_range(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
-    uint64_t off, uint64_t len)
+write_pat_mid(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
+    const struct pvfs_pattern *pat, uint64_t cut, void (*mid)(void *),
+    void *arg)
 {
 	const struct pvfs_dist *d = &cap->dist;
 	struct pvfs_iod_write_req req;
@@ -114,7 +119,7 @@ write_range(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
 	req.cap = *cap;
 	req.rel = rel;
 	req.copy = copy;
-	req.pat = (struct pvfs_pattern){ off, len, len, 1 };
+	req.pat = *pat;
 	pvfs_stripe_iter_init(&it, &req.pat, d->pcount, d->ssize, rel);
 	while (pvfs_stripe_iter_next(&it, &p)) {
 		memcpy(share + n, buf + p.logical, p.len);
@@ -123,12 +128,27 @@ write_range(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
 	req.stream_len = n;
 	fd = raw_connect_unix(&c, iod_name(copy_iod(d, rel, copy)), 10);
 	raw_send_frame(fd, PVFS_IOD_WRITE, 0, &req);
-	raw_send(fd, share, n);
+	if (cut < n) {
+		raw_send(fd, share, cut);
+		usleep(300000);
+		mid(arg);
+		raw_send(fd, share + cut, n - cut);
+	} else
+		raw_send(fd, share, n);
 	st = raw_status(fd, &h);
 	assert_true(h.body_len <= sizeof(body));
 	assert_int_equal(raw_read(fd, body, h.body_len), 0);
 	close(fd);
 	return st;
+}
+
+static int
+write_range(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
+    uint64_t off, uint64_t len)
+{
+	struct pvfs_pattern pat = { off, len, len, 1 };
+
+	return write_pat_mid(cap, rel, copy, &pat, UINT64_MAX, NULL, NULL);
 }
 
 static int
@@ -534,6 +554,185 @@ test_rebuild(void **state)
 	assert_copies_identical(&f);
 }
 
+/* ---- the iod's client-written ranges (review findings 1, 3, 7b) ---- */
+
+/* A file written whole with buf, then again with new bytes while iod 1
+ * was down (reported): iod 1 back and holding its set (a repeated report
+ * is answered once it took it; jobs wait RS_SETTLE_MS from then). */
+static void
+stale_on_iod1(const char *path, struct pvfs_mgr_attrcap_rep *f, struct rng *r)
+{
+	struct pvfs_dirty_wire e[8];
+
+	create_mirrored(path, 2, f);
+	rng_fill(r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(f, -1), 0);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	rng_fill(r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(f, 1), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(dirty(&f->cap, e, missed_on(&f->cap.dist, 1, e)), 0);
+}
+
+/* The resync has not run yet: else a test proves nothing. */
+static void
+assert_still_stale(int n)
+{
+	struct pvfs_mgr_resync_rep st;
+
+	resync_status(&st);
+	if (st.stale != (uint64_t)n)
+		fail_msg("%" PRIu64 " copies stale, not %d: the resync came "
+		    "first", (uint64_t)st.stale, n);
+}
+
+struct mid_dirty {
+	const struct pvfs_cap *cap;
+	struct pvfs_dirty_wire e;
+};
+
+static void
+mid_dirty(void *arg)
+{
+	struct mid_dirty *m = arg;
+
+	assert_int_equal(dirty(m->cap, &m->e, 1), 0);
+}
+
+/* Finding 1: a write streaming to a fresh copy when another writer's
+ * report marks it stale: the bytes it writes after the mark are a
+ * client's, kept by the resync (which copies the older source over the
+ * reported range); the writer's slow copy 0 lands after it. */
+static void
+test_marked_midstream(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_pattern all = { 0, SPAN, SPAN, 1 };
+	struct mid_dirty md;
+	uint64_t share;
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_marked_midstream");
+	create_mirrored("/mid", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	wait_lease(&f.cap, 0, 1);
+	share = pvfs_stripe_local_size(SPAN, f.cap.dist.pcount,
+	    f.cap.dist.ssize, 0);
+	md.cap = &f.cap;
+	md.e = (struct pvfs_dirty_wire){ 0, 1, share / 2, share - share / 2 };
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_pat_mid(&f.cap, 0, 1, &all, share / 2,
+	    mid_dirty, &md), 0);
+	assert_int_equal(wait_clean(30), 0);
+	wait_lease(&f.cap, 0, 1);
+	assert_true(share_equal(&f.cap.dist, 0));
+	assert_int_equal(write_range(&f.cap, 0, 0, 0, SPAN), 0);
+	assert_copies_identical(&f);
+}
+
+static void
+mid_clean(void *arg)
+{
+	const struct pvfs_cap *cap = arg;
+
+	assert_int_equal(wait_clean(30), 0);
+	wait_lease(cap, 0, 1); /* iod 1 dropped the copy's record */
+}
+
+/* Finding 1: a client write streaming to a stale copy while the resync
+ * ends and the iod frees the copy's record (a use after free before; an
+ * ASan build shows it): the write completes and is the copy's content. */
+static void
+test_cleaned_midstream(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_pattern all = { 0, SPAN, SPAN, 1 };
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_cleaned_midstream");
+	stale_on_iod1("/cmid", &f, &r);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_range(&f.cap, 0, 0, 0, SPAN), 0);
+	assert_int_equal(write_pat_mid(&f.cap, 0, 1, &all, 4096, mid_clean,
+	    (void *)&f.cap), 0);
+	assert_int_equal(read_copy(&f.cap, 0, 1), 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+	assert_copies_identical(&f);
+}
+
+/* IOD_TRUNCATE of every copy to logical length len. */
+static void
+truncate_all(const struct pvfs_cap *cap, uint64_t len)
+{
+	struct pvfs_iod_truncate_req req;
+	uint32_t rel, k;
+
+	for (rel = 0; rel < cap->dist.pcount; rel++) {
+		for (k = 0; k < 2; k++) {
+			memset(&req, 0, sizeof(req));
+			req.cap = *cap;
+			req.rel = rel;
+			req.copy = k;
+			req.length = len;
+			assert_int_equal(call(iod_name(copy_iod(&cap->dist, rel,
+			    k)), PVFS_IOD_TRUNCATE, &req, NULL), 0);
+		}
+	}
+}
+
+/* Finding 3: a client writes a stale copy (its ranges kept) and then
+ * truncates the file to 0: the resync does not give the copy back the
+ * size of the truncated client writes (it was 128 KiB of zeros). */
+static void
+test_truncate_stale(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_truncate_stale");
+	stale_on_iod1("/ts", &f, &r);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	truncate_all(&f.cap, 0);
+	assert_still_stale(2);
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	wait_lease(&f.cap, 0, 1);
+	assert_int_equal(read_copy(&f.cap, 1, 0), 0); /* on iod 1, empty */
+}
+
+/* Finding 7b: more disjoint client writes to a stale copy than the iod
+ * keeps ranges for: it forgets them and refuses resyncs minted before,
+ * instead of every resync forever; the later one makes it fresh. */
+static void
+test_ranges_overflow(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_pattern odd = { 0, 1, 2, 2000 }; /* 2000 ranges, rel 0 */
+	struct rng r;
+	uint32_t i;
+
+	(void)state;
+	rng_init(&r, "test_ranges_overflow");
+	stale_on_iod1("/ov", &f, &r);
+	assert_true(odd.stride * odd.count <= f.cap.dist.ssize);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_pat_mid(&f.cap, 0, 0, &odd, UINT64_MAX, NULL,
+	    NULL), 0);
+	assert_int_equal(write_pat_mid(&f.cap, 0, 1, &odd, UINT64_MAX, NULL,
+	    NULL), 0);
+	assert_still_stale(2);
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	wait_lease(&f.cap, 0, 1);
+	for (i = 0; i < odd.count; i++)
+		assert_int_equal(got[i * 2], buf[i * 2]);
+}
+
 /* ---- through the client library ---- */
 
 static void *
@@ -619,6 +818,10 @@ main(void)
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),
 		cmocka_unit_test(test_rebuild),
+		cmocka_unit_test(test_marked_midstream),
+		cmocka_unit_test(test_cleaned_midstream),
+		cmocka_unit_test(test_truncate_stale),
+		cmocka_unit_test(test_ranges_overflow),
 	};
 
 	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);

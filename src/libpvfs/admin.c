@@ -316,6 +316,12 @@ struct pvfs_admin {
 	struct pvfs_cap cap;       /* ADMIN, from the latest MGR_INOLIST */
 };
 
+struct client_fs *
+pvfs_admin_client(struct pvfs_admin *a)
+{
+	return a->fs;
+}
+
 uint32_t
 pvfs_admin_proto_version(void)
 {
@@ -501,28 +507,6 @@ pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
 	for (i = 0; i < rep.n; i++)
 		admin_view(&rep.iods[i], &(*v)[i]);
 	pvfs_msg_free(PVFS_MGR_IODSTATUS, 1, &rep);
-	return 0;
-}
-
-int
-pvfs_admin_mirror_status(struct pvfs_admin *a, struct pvfs_mirror_status *s)
-{
-	struct pvfs_mgr_resync_req q;
-	struct pvfs_mgr_resync_rep rep;
-
-	memset(&q, 0, sizeof(q));
-	pvfs_client_cred(&q.cred);
-	q.what = PVFS_RESYNC_STATUS;
-	memset(&rep, 0, sizeof(rep));
-	if (pvfs_conn_rpc(a->fs, PVFS_MGR_RESYNC, &q, &rep) != 0)
-		return -1;
-	s->degraded = rep.degraded;
-	s->stale = rep.stale;
-	s->bytes_left = rep.bytes_left;
-	s->jobs = rep.jobs;
-	s->bytes_done = rep.bytes_done;
-	s->dirty_reports = rep.dirty_reports;
-	pvfs_msg_free(PVFS_MGR_RESYNC, 1, &rep);
 	return 0;
 }
 

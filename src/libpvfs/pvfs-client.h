@@ -287,6 +287,34 @@ struct pvfs_mirror_status {
 	uint64_t jobs, bytes_done, dirty_reports; /* since the mgr started */
 };
 int pvfs_admin_mirror_status(struct pvfs_admin *a, struct pvfs_mirror_status *s);
+/* resync.c (pvfs-resync): one stale copy (part rel, copy, on iod). */
+struct pvfs_stale_info {
+	uint64_t ino;
+	uint32_t rel, copy, iod;
+	uint64_t bytes;              /* left to copy (0 when whole: unknown) */
+	int whole;                   /* every byte of it is stale */
+};
+/* Every stale copy (a malloc'd array in *v, *n entries) and the counts. */
+int pvfs_resync_list(struct pvfs_admin *a, struct pvfs_stale_info **v,
+    uint32_t *n, struct pvfs_mirror_status *s);
+/* iod index's data directory was replaced by an empty one: the mgr marks
+ * every copy it holds stale; *lost (malloc'd, *n) are the unmirrored
+ * files that had data there, *more says the mgr listed only some. */
+int pvfs_resync_rebuild(struct pvfs_admin *a, uint32_t index,
+    struct pvfs_stale_info **lost, uint32_t *n, int *more);
+/* What one resync job did. */
+struct pvfs_resync_job {
+	uint64_t ino;
+	uint32_t rel, copy, from;    /* the stale copy, the fresh one */
+	uint32_t stale_iod, fresh_iod;
+	uint64_t bytes;              /* copied */
+	int err;                     /* 0 done; else why it failed (it comes again) */
+};
+/* Ask the mgr for a job and do it: 1 a job was taken (job says how it
+ * went), 0 none is ready now (ask again in *wait_ms), -1 the mgr failed
+ * (errno).  After a failed job *wait_ms is set too. */
+int pvfs_resync_one(struct pvfs_admin *a, struct pvfs_resync_job *job,
+    uint32_t *wait_ms);
 /* The mgr's view of every iod: a malloc'd array in *v, its length in *n. */
 int pvfs_admin_iod_views(struct pvfs_admin *a, struct pvfs_admin_iodstat **v,
     uint32_t *n);

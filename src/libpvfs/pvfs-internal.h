@@ -339,6 +339,8 @@ int pvfs_meta_setattr_req(const struct pvfs_setattr *sa,
  * pvfs-client.h); these two are for tests/integration/test_fsck ---- */
 /* The file system a path (or URL) lies in, with its iod table loaded. */
 int pvfs_admin_fs(const char *path, struct client_fs **fs);
+/* An admin handle's file system (resync.c). */
+struct client_fs *pvfs_admin_client(struct pvfs_admin *a);
 /* MGR_INOLIST of [first, first + count), with the ADMIN capability (free
  * the reply's array with pvfs_msg_free). */
 int pvfs_admin_inolist(struct client_fs *fs, uint64_t first, uint32_t count,

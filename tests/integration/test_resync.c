@@ -424,6 +424,64 @@ test_both_missed(void **state)
 	assert_true(share_equal(&f.cap.dist, 0));
 }
 
+/* Finding 2: each copy missed a write the other took, one extending the
+ * part, one inside it; whichever job runs first has a stale source, and
+ * must not cut the target to the source's (shorter) size.  Two files,
+ * the roles swapped, so the shrinking order happens in one of them
+ * whatever order the worker takes the jobs in. */
+static void
+test_stale_source_no_shrink(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f[2];
+	struct pvfs_dirty_wire e;
+	uint32_t half, q, i, ext, in;
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_stale_source_no_shrink");
+	create_mirrored("/g0", 2, &f[0]);
+	create_mirrored("/g1", 2, &f[1]);
+	half = f[0].cap.dist.ssize / 2; /* rel 0: copy 0 on iod 0, 1 on 1 */
+	q = half / 2;
+	rng_fill(&r, buf, sizeof(buf));
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(write_range(&f[i].cap, 0, 0, 0, half), 0);
+		assert_int_equal(write_range(&f[i].cap, 0, 1, 0, half), 0);
+	}
+	/* iod1 down: /g0 extended on copy 0 (B), /g1 written inside (A) */
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	rng_fill(&r, buf, q);
+	rng_fill(&r, buf + half, half);
+	for (i = 0; i < 2; i++) {
+		ext = i == 0;
+		assert_int_equal(write_range(&f[i].cap, 0, 0, ext ? half : 0,
+		    ext ? half : q), 0);
+		e = (struct pvfs_dirty_wire){ 0, 1, ext ? half : 0,
+		    ext ? half : q };
+		assert_int_equal(dirty(&f[i].cap, &e, 1), 0);
+	}
+	assert_int_equal(cluster_start_again(&c), 0);
+	/* iod0 down: the other write on copy 1 */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	for (i = 0; i < 2; i++) {
+		in = i == 0;
+		assert_int_equal(write_range(&f[i].cap, 0, 1, in ? 0 : half,
+		    in ? q : half), 0);
+		e = (struct pvfs_dirty_wire){ 0, 0, in ? 0 : half,
+		    in ? q : half };
+		assert_int_equal(dirty(&f[i].cap, &e, 1), 0);
+	}
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(30), 0);
+	for (i = 0; i < 2; i++) {
+		assert_copies_identical(&f[i]);
+		memset(got, 0, sizeof(got));
+		assert_int_equal(read_copy(&f[i].cap, 0, 0), 0);
+		if (memcmp(got, buf, 2 * half) != 0)
+			fail_msg("/g%u: a write lost by the resync", i);
+	}
+}
+
 /* The mgr killed with copies stale (and restarted with the iod back):
  * the marks were durable, the worker of the new mgr makes them fresh. */
 static void
@@ -616,6 +674,7 @@ main(void)
 		cmocka_unit_test(test_client_kill),
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_both_missed),
+		cmocka_unit_test(test_stale_source_no_shrink),
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),
 		cmocka_unit_test(test_rebuild),

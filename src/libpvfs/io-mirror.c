@@ -8,8 +8,10 @@
  * before the call returns; any other error is the call's errno, and the
  * copies that took the bytes still make the others dirty.  Reads and sizes
  * ask one copy per rel, chosen to spread the request over the iods, and on
- * a lost iod or ENODATA (a fenced or stale copy) ask the next copy within
- * the same call; a failed iod is then avoided for MIO_AVOID_MS.
+ * any failure of that copy (a lost iod, ENODATA for a fenced or stale
+ * copy, a disk error, a refusal) ask the next copy within the same call;
+ * they fail only when every copy failed.  A lost iod is then avoided for
+ * MIO_AVOID_MS.
  */
 #include "config.h"
 
@@ -244,8 +246,9 @@ mio_choices(const struct mio *m, uint32_t rel)
 	return n;
 }
 
-/* No copy of rel could answer: EIO, and the detail names the last iod
- * and why. */
+/* No copy of rel could answer: the error a copy answered (the last one)
+ * or EIO if every copy was lost, and the detail names the last iod and
+ * why. */
 static int
 mio_none_left(struct mio *m, uint32_t rel)
 {
@@ -253,8 +256,23 @@ mio_none_left(struct mio *m, uint32_t rel)
 
 	pvfs_client_detail_iod(m->fs, r->lost_iod, r->lost_err ? r->lost_err :
 	    EIO);
-	errno = EIO;
+	errno = r->err != 0 && r->err != ENODATA ? r->err : EIO;
 	return -1;
+}
+
+/* A read or size stream of rel that failed (not for an old key or a
+ * stale socket): that copy is tried, the next one is asked. */
+static void
+mio_one_failed(struct mio *m, const struct io_stream *st)
+{
+	struct mio_rel *r = &m->rel[st->rel];
+
+	r->lost_err = st->err;
+	r->lost_iod = st->iod;
+	if (mio_lost(st) || st->err == ENODATA)
+		mio_avoid(m, st->iod);
+	else
+		r->err = st->err;
 }
 
 /* Streams for every rel still unanswered, the rels with a single choice
@@ -311,7 +329,7 @@ mio_one_take(struct mio *m, const struct io_stream *st)
 static int
 mio_one_round(struct mio *m, int *more, int *retries)
 {
-	int i, err = 0, key = 0, stale = 0;
+	int i, key = 0, stale = 0;
 	uint32_t rel;
 
 	*more = 0;
@@ -335,21 +353,12 @@ mio_one_round(struct mio *m, int *more, int *retries)
 			stale = 1;
 		else if (st->err == EKEYEXPIRED)
 			key = 1;
-		else if (mio_lost(st) || st->err == ENODATA) {
+		else {
 			r->tried |= (uint8_t)(1u << st->copy);
-			r->lost_err = st->err;
-			r->lost_iod = st->iod;
-			mio_avoid(m, st->iod);
-		} else if (err == 0) {
-			err = st->err;
-			pvfs_client_detail_iod(m->fs, st->iod, err);
+			mio_one_failed(m, st);
 		}
 	}
 	pvfs_io_engine_free(&m->e);
-	if (err != 0) {
-		errno = err;
-		return -1;
-	}
 	if (key || stale) {
 		if ((*retries)++ >= MIO_RETRIES) {
 			errno = key ? EKEYEXPIRED : EIO;
@@ -558,7 +567,7 @@ static int
 mio_split_round(struct mio *m, int *more, int *retries)
 {
 	uint32_t rel, k, i, nmem = m->pcount * m->copies;
-	int j, err = 0, key = 0, stale = 0, rc = 0;
+	int j, key = 0, stale = 0, rc = 0;
 	uint64_t *load;
 
 	*more = 0;
@@ -588,16 +597,8 @@ mio_split_round(struct mio *m, int *more, int *retries)
 			stale = 1;
 		else if (!ok && st->err == EKEYEXPIRED)
 			key = 1;
-		else if (!ok && !mio_lost(st) && st->err != ENODATA) {
-			if (err == 0)
-				pvfs_client_detail_iod(m->fs, st->iod, st->err);
-			err = err ? err : st->err;
-			continue;
-		} else if (!ok) {
-			m->rel[st->rel].lost_err = st->err;
-			m->rel[st->rel].lost_iod = st->iod;
-			mio_avoid(m, st->iod);
-		}
+		else if (!ok)
+			mio_one_failed(m, st);
 		for (i = 0; i < m->nunit; i++) {
 			struct mio_unit *u = &m->unit[i];
 
@@ -615,10 +616,6 @@ mio_split_round(struct mio *m, int *more, int *retries)
 	free(load);
 	if (rc != 0)
 		return -1;
-	if (err != 0) {
-		errno = err;
-		return -1;
-	}
 	if (key || stale) {
 		if ((*retries)++ >= MIO_RETRIES) {
 			errno = key ? EKEYEXPIRED : EIO;

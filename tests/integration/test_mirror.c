@@ -327,6 +327,50 @@ test_read_failover(void **state)
 	read_with_iod_down("down2", 2);
 }
 
+/* Finding 12: a copy whose iod answers an error (its stripe file made a
+ * directory behind the iod's back: EISDIR) is failed over like a lost
+ * one; every read over 10 s gets the bytes, also once the restarted iod
+ * holds its lease again and reads are steered to it. */
+static void
+test_read_error_failover(void **state)
+{
+	struct pvfs_attr_info a;
+	char path[PATH_MAX], moved[PATH_MAX + 8], name[16];
+	unsigned char buf[65536], got[65536];
+	double end;
+	ssize_t n;
+	int fd, k;
+
+	(void)state;
+	assert_true((fd = mirror_create("eisdir", 2, 1, 65536)) >= 0);
+	pattern_fill(buf, sizeof(buf), 0, 29);
+	write_all(fd, buf, sizeof(buf), 0);
+	pvfs_close(fd);
+	attr_of("eisdir", &a);
+	k = (int)copy_iod(&a, 0, 0);
+	snprintf(name, sizeof(name), "iod%d", k);
+	assert_int_equal(cluster_kill(&c, name, SIGKILL), 0);
+	copy_name(k, a.ino, a.gen, 0, path);
+	snprintf(moved, sizeof(moved), "%s.away", path);
+	assert_int_equal(rename(path, moved), 0);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_true((fd = pvfs_open(cluster_path(&c, "eisdir", path),
+	    O_RDONLY)) >= 0);
+	for (end = mono_now() + 10; mono_now() < end; usleep(50 * 1000)) {
+		memset(got, 0, sizeof(got));
+		n = pvfs_pread(fd, got, sizeof(got), 0);
+		if (n != (ssize_t)sizeof(got))
+			fail_msg("pread = %zd: %s", n, n < 0 ? strerror(errno) :
+			    "short");
+		assert_memory_equal(got, buf, sizeof(got));
+	}
+	pvfs_close(fd);
+	copy_name(k, a.ino, a.gen, 0, path);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rename(moved, path), 0);
+}
+
 /* An iod SIGKILLed while reads stream from it: a child reads a 24 MiB
  * mirrored file over and over (each read checked against the pattern);
  * once it has read it whole, the parent kills the iod, then after 300 ms
@@ -519,6 +563,7 @@ main(void)
 		cmocka_unit_test(test_copies_identical),
 		cmocka_unit_test(test_read_failover),
 		cmocka_unit_test(test_read_failover_midstream),
+		cmocka_unit_test(test_read_error_failover),
 		cmocka_unit_test(test_degraded_write_fails_closed),
 		cmocka_unit_test(test_dir_default),
 		cmocka_unit_test(test_remove_and_fsck),

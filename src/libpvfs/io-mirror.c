@@ -31,6 +31,7 @@ struct mio_rel {
 	uint8_t done;         /* one copy answered (reads, sizes) */
 	uint8_t tried;        /* copies that failed over (bits) */
 	uint8_t ok, lost;     /* copies that took it, that were lost (bits) */
+	uint8_t took;         /* copies that took it in any attempt (bits) */
 	int err;              /* a copy's error other than lost */
 	int lost_err;         /* why the last lost copy was */
 	uint32_t lost_iod;
@@ -698,8 +699,10 @@ mio_all_take(struct mio *m, int *key, int *stale)
 			const struct io_stream *st;
 
 			st = &m->e.st[m->sidx[rel * m->copies + k]];
-			if (st->state == IO_DONE)
+			if (st->state == IO_DONE) {
 				r->ok |= (uint8_t)(1u << k);
+				r->took |= (uint8_t)(1u << k);
+			}
 			else if (st->stale)
 				*stale = 1;
 			else if (st->err == EKEYEXPIRED)
@@ -717,10 +720,11 @@ mio_all_take(struct mio *m, int *key, int *stale)
 	}
 }
 
-/* The copies that missed what another copy of their rel took.  A write's
- * range is the local bytes it touched; a truncate's is length 0 (the size
- * differs).  An fsync reports nothing: what it could not flush was
- * reported when written. */
+/* The copies that missed what another copy of their rel took (in any
+ * attempt: a retry resends the same bytes), whatever the call returns.  A
+ * write's range is the local bytes it touched; a truncate's is length 0
+ * (the size differs).  An fsync reports nothing: what it could not flush
+ * was reported when written. */
 static int
 mio_all_report(struct mio *m)
 {
@@ -735,10 +739,10 @@ mio_all_report(struct mio *m)
 	for (rel = 0; rel < m->pcount; rel++) {
 		const struct mio_rel *r = &m->rel[rel];
 
-		if (!r->want || r->ok == 0 || r->ok == all)
+		if (!r->want || r->took == 0 || r->took == all)
 			continue;
 		for (k = 0; k < m->copies; k++)
-			if (!(r->ok & (1u << k)))
+			if (!(r->took & (1u << k)))
 				v[n++] = (struct pvfs_mirror_range){ .rel = rel,
 					.copy = k, .offset = m->opc ? 0 : r->lo,
 					.length = m->opc ? 0 : r->hi - r->lo };
@@ -752,46 +756,53 @@ mio_all_report(struct mio *m)
 	return 0;
 }
 
+/* Every copy, retried on an old key or a stale pooled socket; on every
+ * way out (also failing), the copies that missed what another took are
+ * reported before the call returns. */
 static int
 mio_all(struct mio *m)
 {
-	int attempt, key, stale, err;
+	int attempt, key, stale, err = 0;
 	uint32_t rel;
 
 	for (attempt = 0;; attempt++) {
 		key = stale = 0;
 		if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt,
-		    m->pcount * m->copies) != 0)
-			return -1;
+		    m->pcount * m->copies) != 0) {
+			err = errno;
+			break;
+		}
 		if (mio_all_fill(m) != 0) {
+			err = errno;
 			pvfs_io_engine_free(&m->e);
-			return -1;
+			break;
 		}
 		mio_connect(m);
 		pvfs_io_engine_run(&m->e);
 		mio_all_take(m, &key, &stale);
 		pvfs_io_engine_free(&m->e);
-		for (rel = 0, err = 0; rel < m->pcount && err == 0; rel++)
+		for (rel = 0; rel < m->pcount && err == 0; rel++)
 			err = m->rel[rel].err;
 		if (err != 0 || !(key || stale))
 			break;
 		if (attempt >= MIO_RETRIES) {
-			errno = key ? EKEYEXPIRED : EIO;
-			return -1;
+			err = key ? EKEYEXPIRED : EIO;
+			break;
 		}
-		if (key && pvfs_io_refresh(m->f) != 0)
-			return -1;
+		if (key && pvfs_io_refresh(m->f) != 0) {
+			err = errno;
+			break;
+		}
 	}
 	/* A piece no copy took fails as on an unmirrored file. */
-	for (rel = 0; rel < m->pcount; rel++) {
+	for (rel = 0; err == 0 && rel < m->pcount; rel++) {
 		const struct mio_rel *r = &m->rel[rel];
 
-		if (!r->want || r->ok != 0)
+		if (!r->want || r->took != 0)
 			continue;
 		if (r->err == 0)
 			pvfs_client_detail_iod(m->fs, r->lost_iod, r->lost_err);
-		errno = r->err ? r->err : r->lost_err ? r->lost_err : EIO;
-		return -1;
+		err = r->err ? r->err : r->lost_err ? r->lost_err : EIO;
 	}
 	if (mio_all_report(m) != 0)
 		return -1;
@@ -808,7 +819,7 @@ static int
 mio_init(struct mio *m, struct io_file *f, uint16_t opc, uint64_t arg)
 {
 	memset(m, 0, sizeof(*m));
-	if (pvfs_io_check_file(f) != 0)
+	if (pvfs_io_check_file(f) != 0 || pvfs_mirror_pending(f) != 0)
 		return -1;
 	m->f = f;
 	m->fs = f->fs;

@@ -723,8 +723,8 @@ mio_all_take(struct mio *m, int *key, int *stale)
 /* The copies that missed what another copy of their rel took (in any
  * attempt: a retry resends the same bytes), whatever the call returns.  A
  * write's range is the local bytes it touched; a truncate's is length 0
- * (the size differs).  An fsync reports nothing: what it could not flush
- * was reported when written. */
+ * (the size differs), and so is an fsync's: bytes the copy's iod took
+ * but could not make durable may be lost in a crash, anywhere. */
 static int
 mio_all_report(struct mio *m)
 {
@@ -732,8 +732,6 @@ mio_all_report(struct mio *m)
 	uint32_t rel, k, n = 0, all = (1u << m->copies) - 1;
 	int rc;
 
-	if (m->opc == PVFS_IOD_FSYNC)
-		return 0;
 	if ((v = calloc((size_t)m->pcount * m->copies, sizeof(*v))) == NULL)
 		return -1;
 	for (rel = 0; rel < m->pcount; rel++) {

@@ -482,6 +482,81 @@ test_stale_source_no_shrink(void **state)
 	}
 }
 
+/* Finding 7: jobs whose source cannot be read (the fresh copies' stripe
+ * files made directories behind iod0's back: EISDIR) fail again and
+ * again; they must not keep the job of another file from being done.
+ * Three failing files and one good one, so that a failing job comes
+ * first in the mgr's walk whatever its order. */
+static void
+test_failing_job(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f[4];
+	struct pvfs_mgr_resync_rep rep;
+	char path[PATH_MAX + 8], away[PATH_MAX + 16], name[8];
+	uint32_t i, rel, k;
+	struct rng r;
+	double end;
+
+	(void)state;
+	rng_init(&r, "test_failing_job");
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "/j%u", i);
+		create_mirrored(name, 2, &f[i]);
+		rng_fill(&r, buf, sizeof(buf));
+		assert_int_equal(write_all_but(&f[i], -1), 0);
+	}
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(write_all_but(&f[i], 1), 0);
+	/* the good one's bytes: buf as the last write left it */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	for (i = 0; i < 3; i++)
+		for (rel = 0; rel < 2; rel++)
+			for (k = 0; k < 2; k++) {
+				if (copy_iod(&f[i].cap.dist, rel, k) != 0)
+					continue;
+				cluster_stripe_name(&c, 0, f[i].attr.ino,
+				    f[i].cap.gen, path);
+				if (k > 0)
+					strcat(path, ".c1");
+				snprintf(away, sizeof(away), "%s.away", path);
+				assert_int_equal(rename(path, away), 0);
+				assert_int_equal(mkdir(path, 0700), 0);
+			}
+	assert_int_equal(cluster_start_again(&c), 0);
+	end = mono_now() + 30;
+	do {
+		resync_status(&rep);
+		if (rep.stale <= 6)
+			break;
+		usleep(100000);
+	} while (mono_now() < end);
+	if (rep.stale != 6)
+		fail_msg("%" PRIu64 " copies stale: the good file's job never "
+		    "done", rep.stale);
+	assert_int_equal(read_copy(&f[3].cap, 0, 1), 0);
+	assert_true(share_equal(&f[3].cap.dist, 0));
+	/* the sources back: the failed jobs are done too */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	for (i = 0; i < 3; i++)
+		for (rel = 0; rel < 2; rel++)
+			for (k = 0; k < 2; k++) {
+				if (copy_iod(&f[i].cap.dist, rel, k) != 0)
+					continue;
+				cluster_stripe_name(&c, 0, f[i].attr.ino,
+				    f[i].cap.gen, path);
+				if (k > 0)
+					strcat(path, ".c1");
+				snprintf(away, sizeof(away), "%s.away", path);
+				assert_int_equal(rmdir(path), 0);
+				assert_int_equal(rename(away, path), 0);
+			}
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(60), 0);
+	for (i = 0; i < 4; i++)
+		assert_copies_identical(&f[i]);
+}
+
 /* The mgr killed with copies stale (and restarted with the iod back):
  * the marks were durable, the worker of the new mgr makes them fresh. */
 static void
@@ -675,6 +750,7 @@ main(void)
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_both_missed),
 		cmocka_unit_test(test_stale_source_no_shrink),
+		cmocka_unit_test(test_failing_job),
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),
 		cmocka_unit_test(test_rebuild),

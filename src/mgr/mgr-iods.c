@@ -36,6 +36,10 @@
  * lease (three intervals), and a dirty report waits at most one lease,
  * well within a client's timeout (30 s by default). */
 #define IODS_INTERVAL 3.0
+/* A mirror lease lasts 3 intervals, and a dirty report for a copy whose
+ * iod is cut off waits for it to run out: at 5 s that is 15 s (plus a
+ * second of margin), well within a client's default 30 s timeout. */
+#define IODS_INTERVAL_MAX 5.0
 #define IODS_TIMEOUT 5.0       /* for connect + HELLO + reply */
 #define IODS_BACKOFF_MIN 0.5
 #define IODS_SKEW_WARN_MS 5000 /* log a clock skew above this */
@@ -451,8 +455,10 @@ iods_interval_env(void)
 	if (s == NULL || *s == '\0')
 		return IODS_INTERVAL;
 	v = strtod(s, &end);
-	if (*end != '\0' || !(v >= 0.1 && v <= 3600))
-		pvfs_fatal("bad PVFS_HELLO_INTERVAL: %s (0.1 .. 3600 seconds)", s);
+	if (*end != '\0' || !(v >= 0.1 && v <= IODS_INTERVAL_MAX))
+		pvfs_fatal("bad PVFS_HELLO_INTERVAL: %s (0.1 .. %g seconds: a "
+		    "mirror lease is 3 of them, and must end well within a "
+		    "client's timeout)", s, IODS_INTERVAL_MAX);
 	return v;
 }
 

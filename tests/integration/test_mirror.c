@@ -502,6 +502,48 @@ test_report_pending(void **state)
 	pvfs_close(fd);
 }
 
+/* Finding 4: an fsync that could not sync a copy (its iod killed after
+ * it took the write) succeeds, but only once that copy is reported stale
+ * as a whole: pvfs-resync --list names it ("every byte").  Then the iod
+ * comes back and the resync makes the copies the same again. */
+static void
+test_fsync_reports(void **state)
+{
+	struct pvfs_attr_info a;
+	char buf[16384], cmd[PATH_MAX + 64], line[256], mine[64], *slash;
+	double end;
+	FILE *p;
+	int fd, n = 0;
+
+	(void)state;
+	memset(buf, 'f', sizeof(buf));
+	assert_true((fd = mirror_create("fsynced", 2, 4, 4096)) >= 0);
+	write_all(fd, buf, sizeof(buf), 0);
+	attr_of("fsynced", &a);
+	assert_int_equal(cluster_kill(&c, "iod3", SIGKILL), 0);
+	assert_int_equal(pvfs_fsync(fd), 0);
+	snprintf(cmd, sizeof(cmd), "%s", c.tool);
+	slash = strrchr(cmd, '/');
+	assert_non_null(slash);
+	snprintf(slash + 1, sizeof(cmd) - (size_t)(slash + 1 - cmd),
+	    "pvfs-resync --list /pvfs 2>&1");
+	snprintf(mine, sizeof(mine), "inode %" PRIu64 " ", a.ino);
+	assert_non_null(p = popen(cmd, "r"));
+	while (fgets(line, sizeof(line), p) != NULL)
+		if (strncmp(line, mine, strlen(mine)) == 0 &&
+		    strstr(line, "on iod 3: every byte") != NULL)
+			n++;
+	pclose(p);
+	if (n == 0)
+		fail_msg("fsync with iod3 down reported no copy stale");
+	assert_int_equal(cluster_start_again(&c), 0);
+	for (end = mono_now() + 30; mono_now() < end; usleep(200 * 1000))
+		if (copies_identical("fsynced", 0))
+			break;
+	assert_copies_identical("fsynced");
+	pvfs_close(fd);
+}
+
 /* ---- unmirrored files, defaults, restart, remove, fsck ---- */
 
 static void
@@ -615,6 +657,7 @@ main(void)
 		cmocka_unit_test(test_read_error_failover),
 		cmocka_unit_test(test_degraded_write_fails_closed),
 		cmocka_unit_test(test_report_pending),
+		cmocka_unit_test(test_fsync_reports),
 		cmocka_unit_test(test_dir_default),
 		cmocka_unit_test(test_remove_and_fsck),
 	};

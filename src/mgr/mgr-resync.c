@@ -789,6 +789,19 @@ rs_rebuild(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
 	return 0;
 }
 
+void
+mgr_resync_rebuild_auto(uint32_t index)
+{
+	struct pvfs_mgr_resync_req q;
+	struct pvfs_mgr_resync_rep rep;
+
+	memset(&q, 0, sizeof(q));
+	memset(&rep, 0, sizeof(rep));
+	q.index = index;
+	if (rs_rebuild(&q, &rep) == 0)
+		mgr_journal_commit(); /* durable before the uuid is kept */
+}
+
 static int
 rs_allowed(const struct pvfs_cred *cr)
 {

@@ -8,8 +8,10 @@
  * before the call returns; any other error is the call's errno, and the
  * copies that took the bytes still make the others dirty.  Reads and sizes
  * ask one copy per rel, chosen to spread the request over the iods, and on
- * a lost iod or ENODATA (a fenced or stale copy) ask the next copy within
- * the same call; a failed iod is then avoided for MIO_AVOID_MS.
+ * any failure of that copy (a lost iod, ENODATA for a fenced or stale
+ * copy, a disk error, a refusal) ask the next copy within the same call;
+ * they fail only when every copy failed.  A lost iod is then avoided for
+ * MIO_AVOID_MS.
  */
 #include "config.h"
 
@@ -29,6 +31,7 @@ struct mio_rel {
 	uint8_t done;         /* one copy answered (reads, sizes) */
 	uint8_t tried;        /* copies that failed over (bits) */
 	uint8_t ok, lost;     /* copies that took it, that were lost (bits) */
+	uint8_t took;         /* copies that took it in any attempt (bits) */
 	int err;              /* a copy's error other than lost */
 	int lost_err;         /* why the last lost copy was */
 	uint32_t lost_iod;
@@ -244,8 +247,9 @@ mio_choices(const struct mio *m, uint32_t rel)
 	return n;
 }
 
-/* No copy of rel could answer: EIO, and the detail names the last iod
- * and why. */
+/* No copy of rel could answer: the error a copy answered (the last one)
+ * or EIO if every copy was lost, and the detail names the last iod and
+ * why. */
 static int
 mio_none_left(struct mio *m, uint32_t rel)
 {
@@ -253,8 +257,23 @@ mio_none_left(struct mio *m, uint32_t rel)
 
 	pvfs_client_detail_iod(m->fs, r->lost_iod, r->lost_err ? r->lost_err :
 	    EIO);
-	errno = EIO;
+	errno = r->err != 0 && r->err != ENODATA ? r->err : EIO;
 	return -1;
+}
+
+/* A read or size stream of rel that failed (not for an old key or a
+ * stale socket): that copy is tried, the next one is asked. */
+static void
+mio_one_failed(struct mio *m, const struct io_stream *st)
+{
+	struct mio_rel *r = &m->rel[st->rel];
+
+	r->lost_err = st->err;
+	r->lost_iod = st->iod;
+	if (mio_lost(st) || st->err == ENODATA)
+		mio_avoid(m, st->iod);
+	else
+		r->err = st->err;
 }
 
 /* Streams for every rel still unanswered, the rels with a single choice
@@ -311,7 +330,7 @@ mio_one_take(struct mio *m, const struct io_stream *st)
 static int
 mio_one_round(struct mio *m, int *more, int *retries)
 {
-	int i, err = 0, key = 0, stale = 0;
+	int i, key = 0, stale = 0;
 	uint32_t rel;
 
 	*more = 0;
@@ -335,21 +354,12 @@ mio_one_round(struct mio *m, int *more, int *retries)
 			stale = 1;
 		else if (st->err == EKEYEXPIRED)
 			key = 1;
-		else if (mio_lost(st) || st->err == ENODATA) {
+		else {
 			r->tried |= (uint8_t)(1u << st->copy);
-			r->lost_err = st->err;
-			r->lost_iod = st->iod;
-			mio_avoid(m, st->iod);
-		} else if (err == 0) {
-			err = st->err;
-			pvfs_client_detail_iod(m->fs, st->iod, err);
+			mio_one_failed(m, st);
 		}
 	}
 	pvfs_io_engine_free(&m->e);
-	if (err != 0) {
-		errno = err;
-		return -1;
-	}
 	if (key || stale) {
 		if ((*retries)++ >= MIO_RETRIES) {
 			errno = key ? EKEYEXPIRED : EIO;
@@ -558,7 +568,7 @@ static int
 mio_split_round(struct mio *m, int *more, int *retries)
 {
 	uint32_t rel, k, i, nmem = m->pcount * m->copies;
-	int j, err = 0, key = 0, stale = 0, rc = 0;
+	int j, key = 0, stale = 0, rc = 0;
 	uint64_t *load;
 
 	*more = 0;
@@ -588,16 +598,8 @@ mio_split_round(struct mio *m, int *more, int *retries)
 			stale = 1;
 		else if (!ok && st->err == EKEYEXPIRED)
 			key = 1;
-		else if (!ok && !mio_lost(st) && st->err != ENODATA) {
-			if (err == 0)
-				pvfs_client_detail_iod(m->fs, st->iod, st->err);
-			err = err ? err : st->err;
-			continue;
-		} else if (!ok) {
-			m->rel[st->rel].lost_err = st->err;
-			m->rel[st->rel].lost_iod = st->iod;
-			mio_avoid(m, st->iod);
-		}
+		else if (!ok)
+			mio_one_failed(m, st);
 		for (i = 0; i < m->nunit; i++) {
 			struct mio_unit *u = &m->unit[i];
 
@@ -615,10 +617,6 @@ mio_split_round(struct mio *m, int *more, int *retries)
 	free(load);
 	if (rc != 0)
 		return -1;
-	if (err != 0) {
-		errno = err;
-		return -1;
-	}
 	if (key || stale) {
 		if ((*retries)++ >= MIO_RETRIES) {
 			errno = key ? EKEYEXPIRED : EIO;
@@ -701,8 +699,10 @@ mio_all_take(struct mio *m, int *key, int *stale)
 			const struct io_stream *st;
 
 			st = &m->e.st[m->sidx[rel * m->copies + k]];
-			if (st->state == IO_DONE)
+			if (st->state == IO_DONE) {
 				r->ok |= (uint8_t)(1u << k);
+				r->took |= (uint8_t)(1u << k);
+			}
 			else if (st->stale)
 				*stale = 1;
 			else if (st->err == EKEYEXPIRED)
@@ -720,10 +720,11 @@ mio_all_take(struct mio *m, int *key, int *stale)
 	}
 }
 
-/* The copies that missed what another copy of their rel took.  A write's
- * range is the local bytes it touched; a truncate's is length 0 (the size
- * differs).  An fsync reports nothing: what it could not flush was
- * reported when written. */
+/* The copies that missed what another copy of their rel took (in any
+ * attempt: a retry resends the same bytes), whatever the call returns.  A
+ * write's range is the local bytes it touched; a truncate's is length 0
+ * (the size differs), and so is an fsync's: bytes the copy's iod took
+ * but could not make durable may be lost in a crash, anywhere. */
 static int
 mio_all_report(struct mio *m)
 {
@@ -731,17 +732,15 @@ mio_all_report(struct mio *m)
 	uint32_t rel, k, n = 0, all = (1u << m->copies) - 1;
 	int rc;
 
-	if (m->opc == PVFS_IOD_FSYNC)
-		return 0;
 	if ((v = calloc((size_t)m->pcount * m->copies, sizeof(*v))) == NULL)
 		return -1;
 	for (rel = 0; rel < m->pcount; rel++) {
 		const struct mio_rel *r = &m->rel[rel];
 
-		if (!r->want || r->ok == 0 || r->ok == all)
+		if (!r->want || r->took == 0 || r->took == all)
 			continue;
 		for (k = 0; k < m->copies; k++)
-			if (!(r->ok & (1u << k)))
+			if (!(r->took & (1u << k)))
 				v[n++] = (struct pvfs_mirror_range){ .rel = rel,
 					.copy = k, .offset = m->opc ? 0 : r->lo,
 					.length = m->opc ? 0 : r->hi - r->lo };
@@ -755,46 +754,53 @@ mio_all_report(struct mio *m)
 	return 0;
 }
 
+/* Every copy, retried on an old key or a stale pooled socket; on every
+ * way out (also failing), the copies that missed what another took are
+ * reported before the call returns. */
 static int
 mio_all(struct mio *m)
 {
-	int attempt, key, stale, err;
+	int attempt, key, stale, err = 0;
 	uint32_t rel;
 
 	for (attempt = 0;; attempt++) {
 		key = stale = 0;
 		if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt,
-		    m->pcount * m->copies) != 0)
-			return -1;
+		    m->pcount * m->copies) != 0) {
+			err = errno;
+			break;
+		}
 		if (mio_all_fill(m) != 0) {
+			err = errno;
 			pvfs_io_engine_free(&m->e);
-			return -1;
+			break;
 		}
 		mio_connect(m);
 		pvfs_io_engine_run(&m->e);
 		mio_all_take(m, &key, &stale);
 		pvfs_io_engine_free(&m->e);
-		for (rel = 0, err = 0; rel < m->pcount && err == 0; rel++)
+		for (rel = 0; rel < m->pcount && err == 0; rel++)
 			err = m->rel[rel].err;
 		if (err != 0 || !(key || stale))
 			break;
 		if (attempt >= MIO_RETRIES) {
-			errno = key ? EKEYEXPIRED : EIO;
-			return -1;
+			err = key ? EKEYEXPIRED : EIO;
+			break;
 		}
-		if (key && pvfs_io_refresh(m->f) != 0)
-			return -1;
+		if (key && pvfs_io_refresh(m->f) != 0) {
+			err = errno;
+			break;
+		}
 	}
 	/* A piece no copy took fails as on an unmirrored file. */
-	for (rel = 0; rel < m->pcount; rel++) {
+	for (rel = 0; err == 0 && rel < m->pcount; rel++) {
 		const struct mio_rel *r = &m->rel[rel];
 
-		if (!r->want || r->ok != 0)
+		if (!r->want || r->took != 0)
 			continue;
 		if (r->err == 0)
 			pvfs_client_detail_iod(m->fs, r->lost_iod, r->lost_err);
-		errno = r->err ? r->err : r->lost_err ? r->lost_err : EIO;
-		return -1;
+		err = r->err ? r->err : r->lost_err ? r->lost_err : EIO;
 	}
 	if (mio_all_report(m) != 0)
 		return -1;
@@ -811,7 +817,7 @@ static int
 mio_init(struct mio *m, struct io_file *f, uint16_t opc, uint64_t arg)
 {
 	memset(m, 0, sizeof(*m));
-	if (pvfs_io_check_file(f) != 0)
+	if (pvfs_io_check_file(f) != 0 || pvfs_mirror_pending(f) != 0)
 		return -1;
 	m->f = f;
 	m->fs = f->fs;

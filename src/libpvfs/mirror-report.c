@@ -6,12 +6,17 @@
  * every copy named is fenced (its iod took the stale mark, refused a
  * connection, or its mirror lease ran out: at most one lease, 9 s by
  * default), so a write that returns after this never leaves a copy that
- * can still be read stale.  A capability that expired meanwhile is renewed
+ * can still be read stale.  A report the mgr did not take stays pending
+ * on the open file (every range of it): the operation failed with EIO,
+ * and each later one on the file sends it first and fails with EIO until
+ * it went; the last close tries once more.  A capability that expired meanwhile is renewed
  * once, as pvfs-file.c does for MODIFIED.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mirror-report.h"
@@ -45,17 +50,93 @@ mirror_report_some(struct io_file *f, const struct pvfs_mirror_range *r,
 	return rc == 0 ? 0 : -errno;
 }
 
-int
-pvfs_mirror_report(struct io_file *f, const struct pvfs_mirror_range *r,
-    uint32_t n)
+/* Keep r[0 .. n) on f's open file for pvfs_mirror_pending; -1 (out of
+ * memory: nothing more can be done) or 0. */
+static int
+mirror_keep(struct io_file *f, const struct pvfs_mirror_range *r, uint32_t n)
+{
+	struct pvfs_file *pf = f->file;
+	struct pvfs_mirror_range *v;
+	int rc = -1;
+
+	if (pf == NULL)
+		return -1;
+	pthread_mutex_lock(&pf->cap_lock);
+	if ((v = realloc(pf->pend, (pf->npend + n) * sizeof(*v))) != NULL) {
+		memcpy(v + pf->npend, r, n * sizeof(*v));
+		pf->pend = v;
+		pf->npend += n;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&pf->cap_lock);
+	return rc;
+}
+
+/* Send r[0 .. n) by PVFS_DIRTY_MAX; what is not sent stays pending. */
+static int
+mirror_send(struct io_file *f, const struct pvfs_mirror_range *r, uint32_t n)
 {
 	uint32_t k;
 	int rc;
 
 	for (; n > 0; r += k, n -= k) {
 		k = n < PVFS_DIRTY_MAX ? n : PVFS_DIRTY_MAX;
-		if ((rc = mirror_report_some(f, r, k)) != 0)
+		if ((rc = mirror_report_some(f, r, k)) != 0) {
+			(void)mirror_keep(f, r, n);
 			return rc;
+		}
 	}
 	return 0;
+}
+
+int
+pvfs_mirror_report(struct io_file *f, const struct pvfs_mirror_range *r,
+    uint32_t n)
+{
+	if (pvfs_mirror_pending(f) != 0) {
+		(void)mirror_keep(f, r, n);
+		return -EIO;
+	}
+	return mirror_send(f, r, n);
+}
+
+int
+pvfs_mirror_pending(struct io_file *f)
+{
+	struct pvfs_file *pf = f->file;
+	struct pvfs_mirror_range *v;
+	uint32_t n;
+	int rc;
+
+	if (pf == NULL)
+		return 0;
+	pthread_mutex_lock(&pf->cap_lock);
+	v = pf->pend;
+	n = pf->npend;
+	pf->pend = NULL;
+	pf->npend = 0;
+	pthread_mutex_unlock(&pf->cap_lock);
+	if (n == 0)
+		return 0;
+	rc = mirror_send(f, v, n);
+	free(v);
+	if (rc != 0) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+void
+pvfs_mirror_close(struct pvfs_file *f)
+{
+	struct io_file io;
+
+	if (f->npend == 0)
+		return;
+	pvfs_file_io(f, &io);
+	(void)pvfs_mirror_pending(&io);
+	free(f->pend);
+	f->pend = NULL;
+	f->npend = 0;
 }

@@ -24,5 +24,12 @@ struct pvfs_mirror_range {
  * the caller then fails the operation with EIO. */
 int pvfs_mirror_report(struct io_file *f, const struct pvfs_mirror_range *r,
     uint32_t n);
+/* Send the reports a failed pvfs_mirror_report left pending on f's open
+ * file (kept there, with what was not sent, when it fails).  0, or -1
+ * with EIO: the operation on the file fails. */
+int pvfs_mirror_pending(struct io_file *f);
+/* The last close of a file: its pending reports tried once more, then
+ * dropped (the writes that left them failed with EIO). */
+void pvfs_mirror_close(struct pvfs_file *f);
 
 #endif /* PVFS_MIRROR_REPORT_H */

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "pvfs-internal.h"
+#include "mirror-report.h"
 
 #define PFILE_OFF_MAX ((uint64_t)INT64_MAX)
 #define PFILE_EXPORT_MAGIC 0x50564631u /* "PVF1" */
@@ -108,6 +109,7 @@ pvfs_file_close(struct pvfs_file *f)
 	if (f->next != NULL)
 		f->next->prev = f->prev;
 	pthread_mutex_unlock(&pfile_lock);
+	pvfs_mirror_close(f);
 	if (f->leased)
 		pvfs_lease_drop(f->fs, f->ino);
 	pthread_mutex_destroy(&f->cap_lock);
@@ -140,6 +142,7 @@ pvfs_file_io(struct pvfs_file *f, struct io_file *io)
 	io->cap = f->cap;
 	pthread_mutex_unlock(&f->cap_lock);
 	io->want_rights = io->cap.rights & (PVFS_R_READ | PVFS_R_WRITE | PVFS_R_SIZE);
+	io->file = f;
 }
 
 void

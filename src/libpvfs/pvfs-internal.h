@@ -179,6 +179,7 @@ struct io_file {
 	struct pvfs_cap cap;
 	uint32_t want_rights;    /* asked for again when the cap expires */
 	int refreshed;
+	struct pvfs_file *file;  /* its open file: dirty reports left pending */
 };
 
 /* Aggregate of IOD_SIZE over a file's iods. */
@@ -235,6 +236,11 @@ struct pvfs_file {
 	/* The open's reply when that open created the file, until
 	 * pvfs_file_created_stat takes it (atomic exchange). */
 	struct pvfs_mgr_attrcap_rep *created;
+	/* Dirty reports of a mirrored file the mgr did not take
+	 * (mirror-report.c), under cap_lock: sent again before the next
+	 * operation on the file, which fails with EIO until they went. */
+	struct pvfs_mirror_range *pend;
+	uint32_t npend;
 };
 
 /* Snapshot of f's capability for the I/O engine. */

@@ -193,6 +193,17 @@ rs_job_run(struct rs_job *r)
 	tq.rel = j->rel;
 	tq.copy = j->copy;
 	tq.length = sr.logical_end;
+	/* A copy stale by ranges only missed writes, never a truncate, and
+	 * its source may be stale too (missing a write that extended the
+	 * part here): grow it to the source's size, never cut it. */
+	if (!(j->flags & (PVFS_RESYNC_WHOLE | PVFS_RESYNC_SIZE))) {
+		sq.copy = j->copy;
+		if (rs_iod(r->fs, r->stale_iod, PVFS_IOD_SIZE, &sq, NULL, 0,
+		    &sr, NULL, 0) != 0)
+			return -1;
+		if (sr.logical_end > tq.length)
+			tq.length = sr.logical_end;
+	}
 	memset(&fq, 0, sizeof(fq));
 	fq.cap = j->cap;
 	if (rs_iod(r->fs, r->stale_iod, PVFS_IOD_TRUNCATE, &tq, NULL, 0, &none,

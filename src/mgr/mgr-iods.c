@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,10 @@
  * lease (three intervals), and a dirty report waits at most one lease,
  * well within a client's timeout (30 s by default). */
 #define IODS_INTERVAL 3.0
+/* A mirror lease lasts 3 intervals, and a dirty report for a copy whose
+ * iod is cut off waits for it to run out: at 5 s that is 15 s (plus a
+ * second of margin), well within a client's default 30 s timeout. */
+#define IODS_INTERVAL_MAX 5.0
 #define IODS_TIMEOUT 5.0       /* for connect + HELLO + reply */
 #define IODS_BACKOFF_MIN 0.5
 #define IODS_SKEW_WARN_MS 5000 /* log a clock skew above this */
@@ -74,6 +79,9 @@ static struct mgr_iod *iods;
 static struct pvfs_iodstat_wire *iods_wire;
 static struct ev_loop *iods_loop;
 static double iods_interval = IODS_INTERVAL;
+/* The label uuid each iod last answered with, kept in METADIR/iod-uuids
+ * ("INDEX UUID" lines): a new one is a new data directory. */
+static char (*iods_uuids)[PVFS_UUID_HEX + 1];
 
 static void mgr_iods_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 
@@ -270,6 +278,88 @@ iods_send(struct mgr_iod *d)
 		iods_watch(d, EV_READ);
 }
 
+static const char *
+iods_uuids_path(void)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/iod-uuids", mgr.metadir);
+	return path;
+}
+
+/* The uuids known; a damaged file stops the mgr (fail closed: a wiped
+ * iod would serve its empty copies as fresh). */
+static void
+iods_uuids_load(void)
+{
+	char line[128], uuid[PVFS_UUID_HEX + 1];
+	unsigned idx;
+	FILE *f;
+
+	if ((iods_uuids = calloc(mgr.niods + 1, sizeof(*iods_uuids))) == NULL)
+		pvfs_fatal("out of memory");
+	if ((f = fopen(iods_uuids_path(), "r")) == NULL) {
+		if (errno != ENOENT)
+			pvfs_fatal("%s: %s", iods_uuids_path(), strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (line[strspn(line, " \t\n")] == '\0')
+			continue;
+		if (sscanf(line, "%u %32[0-9a-f]", &idx, uuid) != 2 ||
+		    strlen(uuid) != PVFS_UUID_HEX)
+			pvfs_fatal("%s: damaged line: %s", iods_uuids_path(), line);
+		if (idx < mgr.niods)
+			memcpy(iods_uuids[idx], uuid, sizeof(uuid));
+	}
+	fclose(f);
+}
+
+static int
+iods_uuids_save(void)
+{
+	char *text;
+	size_t len = (size_t)mgr.niods * (PVFS_UUID_HEX + 16) + 1, n = 0;
+	uint32_t i;
+	int rc;
+
+	if ((text = malloc(len)) == NULL)
+		return -1;
+	text[0] = '\0';
+	for (i = 0; i < mgr.niods; i++)
+		if (iods_uuids[i][0] != '\0')
+			n += (size_t)snprintf(text + n, len - n, "%u %s\n", i,
+			    iods_uuids[i]);
+	rc = pvfs_write_file_atomic(iods_uuids_path(), text);
+	free(text);
+	return rc;
+}
+
+/* An iod that answers with another label uuid than before has a new data
+ * directory (wiped, replaced): its copies are empty, so every mirrored
+ * copy on it is marked stale as by pvfs-resync --rebuild (journaled)
+ * before it can get a lease for them; the set it is sent next says so. */
+static void
+iods_check_uuid(struct mgr_iod *d)
+{
+	char *known = iods_uuids[d->index];
+
+	if (strcmp(known, d->st.uuid) == 0)
+		return;
+	if (known[0] != '\0') {
+		pvfs_log_warn("iod %u (%s:%u): a new data directory (uuid %s, "
+		    "was %s): every mirrored copy on it is stale, as after "
+		    "pvfs-resync --rebuild %u", d->index, d->st.host, d->st.port,
+		    d->st.uuid, known, d->index);
+		mgr_resync_rebuild_auto(d->index);
+	}
+	snprintf(known, PVFS_UUID_HEX + 1, "%s", d->st.uuid);
+	if (iods_uuids_save() != 0)
+		pvfs_log_error("%s: %s (a restarted mgr takes iod %u's data "
+		    "directory for a new one again)", iods_uuids_path(),
+		    strerror(errno), d->index);
+}
+
 /* The label and key verdicts of a decoded reply. */
 static void
 iods_judge(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
@@ -298,6 +388,7 @@ iods_judge(struct mgr_iod *d, const struct pvfs_iod_hello_rep *rep)
 		iods_set_state(d, PVFS_IODST_LABEL, why);
 		return;
 	}
+	iods_check_uuid(d);
 	iods_set_state(d, PVFS_IODST_OK, "");
 }
 
@@ -451,8 +542,10 @@ iods_interval_env(void)
 	if (s == NULL || *s == '\0')
 		return IODS_INTERVAL;
 	v = strtod(s, &end);
-	if (*end != '\0' || !(v >= 0.1 && v <= 3600))
-		pvfs_fatal("bad PVFS_HELLO_INTERVAL: %s (0.1 .. 3600 seconds)", s);
+	if (*end != '\0' || !(v >= 0.1 && v <= IODS_INTERVAL_MAX))
+		pvfs_fatal("bad PVFS_HELLO_INTERVAL: %s (0.1 .. %g seconds: a "
+		    "mirror lease is 3 of them, and must end well within a "
+		    "client's timeout)", s, IODS_INTERVAL_MAX);
 	return v;
 }
 
@@ -463,6 +556,7 @@ mgr_iods_start(struct ev_loop *loop)
 
 	iods_loop = loop;
 	iods_interval = iods_interval_env();
+	iods_uuids_load();
 	if ((iods = calloc(mgr.niods, sizeof(*iods))) == NULL ||
 	    (iods_wire = calloc(mgr.niods, sizeof(*iods_wire))) == NULL)
 		pvfs_fatal("out of memory");
@@ -495,6 +589,8 @@ mgr_iods_stop(void)
 	}
 	free(iods);
 	free(iods_wire);
+	free(iods_uuids);
+	iods_uuids = NULL;
 	iods = NULL;
 	iods_wire = NULL;
 }

@@ -6,8 +6,12 @@
  * misses (sorted, disjoint, never adjacent), or "whole" (a rebuilt iod,
  * or a truncate it missed: every byte), and a flag when its size may
  * differ.  Its dirty generation
- * counts the DIRTY records applied to it: a resync job reports the one it
- * started from, and only an unchanged one makes the copy clean.  Nothing
+ * changes with every DIRTY record applied to it: a resync job reports the
+ * one it started from, and only an unchanged one makes the copy clean.
+ * Generations come from one mgr-wide counter that never goes back, not
+ * per copy (a copy cleaned and dirtied again would count from 1 again,
+ * and a very late DONE could clean it): above every one applied, and at
+ * least the wall clock in ns (a restart forgets the cleaned ones).  Nothing
  * here touches the disk: DIRTY, CLEAN and REBUILD records come through
  * mgr_ns_apply() live and at replay alike, and a snapshot holds one DIRTY
  * record per range.  Entries of files that went away are dropped lazily
@@ -31,6 +35,7 @@ struct mm_copy {
 
 static struct mm_copy *mm_tab[MM_HASH];
 static uint64_t mm_count;
+static uint64_t mm_dgen;      /* the highest dirty generation applied */
 
 static size_t
 mm_hash(uint64_t ino, uint32_t rel, uint32_t copy)
@@ -225,6 +230,8 @@ mm_apply_dirty(const struct mgr_rec *r)
 	if (r->length == 0 || (r->mflags & MGR_MIRROR_SIZE))
 		m->st.size = 1;
 	m->st.dgen = r->dgen;
+	if (r->dgen > mm_dgen)
+		mm_dgen = r->dgen;
 	m->st.bytes = mm_bytes(m);
 	return 0;
 }
@@ -248,7 +255,7 @@ mm_apply_clean(const struct mgr_rec *r)
 
 struct mm_rebuild {
 	uint32_t iod;
-	uint64_t dgen_base;
+	uint64_t dgen_base;   /* the record's time: the same at replay */
 };
 
 /* Every copy a file keeps on the rebuilt iod is stale as a whole. */
@@ -270,7 +277,10 @@ mm_rebuild_one(const struct mgr_inode *in, void *arg)
 			m->st.size = 1;
 			m->st.next = 0;
 			m->st.bytes = 0;
-			m->st.dgen++;
+			m->st.dgen = m->st.dgen + 1 > rb->dgen_base ?
+			    m->st.dgen + 1 : rb->dgen_base;
+			if (m->st.dgen > mm_dgen)
+				mm_dgen = m->st.dgen;
 		}
 	}
 	return 0;
@@ -285,7 +295,7 @@ mm_rebuild_orphan(struct mgr_inode *in, void *arg)
 static int
 mm_apply_rebuild(const struct mgr_rec *r)
 {
-	struct mm_rebuild rb = { r->rel, 0 };
+	struct mm_rebuild rb = { r->rel, (uint64_t)r->time };
 
 	if (mgr.niods != 0 && r->rel >= mgr.niods)
 		return EINVAL;
@@ -308,13 +318,18 @@ mgr_mirror_apply(const struct mgr_rec *r)
 	return EINVAL;
 }
 
-/* The dirty generation a new DIRTY record for the copy carries. */
+/* The dirty generation a new DIRTY record for the copy carries: one no
+ * copy had before (see the top). */
 uint64_t
 mgr_mirror_next_dgen(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
 {
-	const struct mgr_stale *st = mgr_mirror_find(ino, gen, rel, copy);
+	uint64_t now = (uint64_t)pvfs_now_ns();
 
-	return st != NULL ? st->dgen + 1 : 1;
+	(void)ino;
+	(void)gen;
+	(void)rel;
+	(void)copy;
+	return mm_dgen + 1 > now ? mm_dgen + 1 : now;
 }
 
 const struct pvfs_extent *

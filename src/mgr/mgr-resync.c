@@ -41,6 +41,10 @@
 #define RS_CHECK_S 0.2          /* waiting reports are checked this often */
 #define RS_LEASE_MARGIN_MS 1000 /* clock rates and the HELLO's delivery */
 #define RS_JOB_MS (10 * 60 * 1000) /* a job not reported is handed out again */
+/* A job that failed waits before it is handed out again, twice as long
+ * after each failure, so one failing copy never blocks the others. */
+#define RS_FAIL_MS 2000
+#define RS_FAIL_MAX_MS (5 * 60 * 1000)
 #define RS_WAIT_MS 1000         /* "no job now": ask again after */
 /* An iod refuses a resync's capability minted in the second its copy
  * became stale there (or before): jobs wait this long after its set. */
@@ -63,11 +67,14 @@ struct rs_wait {
 	int64_t *bound;         /* ... and when leases of older HELLOs end */
 };
 
-/* A job handed out and not reported yet. */
+/* A job handed out and not reported yet (conn: its worker's), or one
+ * that failed and waits (conn NULL, fails > 0). */
 struct rs_job {
 	uint64_t ino;
 	uint32_t rel, copy;
 	int64_t until_ms;
+	uint32_t fails;
+	struct mgr_conn *conn;
 };
 
 static struct rs_iod *rs_iods;
@@ -189,6 +196,8 @@ rs_check_waits(void)
 		ev_timer_stop(rs_loop, &rs_timer);
 }
 
+static void rs_job_release(struct mgr_conn *c);
+
 void
 mgr_resync_conn_gone(struct mgr_conn *c)
 {
@@ -199,6 +208,7 @@ mgr_resync_conn_gone(struct mgr_conn *c)
 		if (w->c == c)
 			rs_wait_free(w);
 	}
+	rs_job_release(c);
 }
 
 void
@@ -393,22 +403,67 @@ rs_job_drop(uint64_t ino, uint32_t rel, uint32_t copy)
 		*j = rs_jobs[--rs_njobs];
 }
 
+/* The job of (ino, rel, copy) handed out to the worker on c (its
+ * failures so far kept). */
 static void
-rs_job_add(uint64_t ino, uint32_t rel, uint32_t copy)
+rs_job_add(uint64_t ino, uint32_t rel, uint32_t copy, struct mgr_conn *c)
 {
 	struct rs_job *j;
 
-	if (rs_njobs == rs_jobs_cap) {
-		rs_jobs_cap = rs_jobs_cap ? rs_jobs_cap * 2 : 16;
-		if ((j = realloc(rs_jobs, rs_jobs_cap * sizeof(*j))) == NULL)
-			pvfs_fatal("out of memory (resync jobs)");
-		rs_jobs = j;
+	if ((j = rs_job_find(ino, rel, copy)) == NULL) {
+		if (rs_njobs == rs_jobs_cap) {
+			rs_jobs_cap = rs_jobs_cap ? rs_jobs_cap * 2 : 16;
+			if ((j = realloc(rs_jobs, rs_jobs_cap *
+			    sizeof(*j))) == NULL)
+				pvfs_fatal("out of memory (resync jobs)");
+			rs_jobs = j;
+		}
+		j = &rs_jobs[rs_njobs++];
+		j->ino = ino;
+		j->rel = rel;
+		j->copy = copy;
+		j->fails = 0;
 	}
-	j = &rs_jobs[rs_njobs++];
-	j->ino = ino;
-	j->rel = rel;
-	j->copy = copy;
 	j->until_ms = pvfs_mono_ms() + RS_JOB_MS;
+	j->conn = c;
+}
+
+/* A failed job: handed out again after a backoff, the others first. */
+static void
+rs_job_failed(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	struct rs_job *j = rs_job_find(ino, rel, copy);
+	int64_t ms = RS_FAIL_MS;
+	uint32_t i;
+
+	if (j == NULL)
+		return;
+	for (i = 0; i < j->fails && ms < RS_FAIL_MAX_MS; i++)
+		ms *= 2;
+	j->fails++;
+	j->until_ms = pvfs_mono_ms() + (ms < RS_FAIL_MAX_MS ? ms :
+	    RS_FAIL_MAX_MS);
+	j->conn = NULL;
+}
+
+/* The worker on c is gone (killed, or done): its jobs out are free at
+ * once; failed ones keep their wait. */
+static void
+rs_job_release(struct mgr_conn *c)
+{
+	size_t i = 0;
+
+	while (i < rs_njobs) {
+		if (rs_jobs[i].conn == c && rs_jobs[i].fails == 0)
+			rs_jobs[i] = rs_jobs[--rs_njobs];
+		else {
+			if (rs_jobs[i].conn == c) {
+				rs_jobs[i].conn = NULL;
+				rs_jobs[i].until_ms = pvfs_mono_ms();
+			}
+			i++;
+		}
+	}
 }
 
 /* Can copy o (stale itself, or NULL: fresh) give st its ranges?  When
@@ -487,7 +542,7 @@ rs_pick_one(const struct mgr_stale *st, void *arg)
 }
 
 static int
-rs_next(struct pvfs_mgr_resync_rep *rep)
+rs_next(struct mgr_conn *c, struct pvfs_mgr_resync_rep *rep)
 {
 	struct rs_pick p = { NULL, -1 };
 	const struct mgr_inode *in;
@@ -515,8 +570,7 @@ rs_next(struct pvfs_mgr_resync_rep *rep)
 	rep->exts = rs_exts;
 	mgr_cap_mint(st->ino, st->gen, PVFS_R_READ | PVFS_R_WRITE | PVFS_R_SIZE |
 	    PVFS_R_RESYNC, &in->dist, &rep->cap);
-	rs_job_drop(st->ino, st->rel, st->copy);
-	rs_job_add(st->ino, st->rel, st->copy);
+	rs_job_add(st->ino, st->rel, st->copy, c);
 	return 0;
 }
 
@@ -528,9 +582,14 @@ rs_done(const struct pvfs_mgr_resync_req *q, int ok)
 	const struct mgr_inode *in;
 	struct mgr_rec r;
 
-	rs_job_drop(q->ino, q->rel, q->copy);
-	if (st == NULL)
+	if (!ok)
+		rs_job_failed(q->ino, q->rel, q->copy);
+	else
+		rs_job_drop(q->ino, q->rel, q->copy);
+	if (st == NULL) {
+		rs_job_drop(q->ino, q->rel, q->copy);
 		return ENOENT;
+	}
 	if (!ok)
 		return 0;
 	rs_jobs_done++;
@@ -730,6 +789,19 @@ rs_rebuild(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
 	return 0;
 }
 
+void
+mgr_resync_rebuild_auto(uint32_t index)
+{
+	struct pvfs_mgr_resync_req q;
+	struct pvfs_mgr_resync_rep rep;
+
+	memset(&q, 0, sizeof(q));
+	memset(&rep, 0, sizeof(rep));
+	q.index = index;
+	if (rs_rebuild(&q, &rep) == 0)
+		mgr_journal_commit(); /* durable before the uuid is kept */
+}
+
 static int
 rs_allowed(const struct pvfs_cred *cr)
 {
@@ -744,12 +816,11 @@ mgr_resync_op(struct mgr_conn *c, void *rq, void *rp)
 	struct pvfs_mgr_resync_rep *rep = rp;
 	int rc;
 
-	(void)c;
 	if (!rs_allowed(&q->cred) && q->what != PVFS_RESYNC_STATUS)
 		return EPERM;
 	switch (q->what) {
 	case PVFS_RESYNC_NEXT:
-		rc = rs_next(rep);
+		rc = rs_next(c, rep);
 		break;
 	case PVFS_RESYNC_DONE:
 	case PVFS_RESYNC_FAILED:

@@ -441,6 +441,9 @@ void mgr_resync_conn_gone(struct mgr_conn *c);
  * or refused a connection. */
 void mgr_resync_iod_acked(uint32_t index, uint64_t version);
 void mgr_resync_iod_refused(uint32_t index);
+/* Iod index answered with a new data directory: REBUILD journaled (and
+ * committed) as pvfs-resync --rebuild does. */
+void mgr_resync_rebuild_auto(uint32_t index);
 /* For mgr-iods.c: the iod's stale set version, and its set as IOD_STALE
  * frames appended to out (their number). */
 uint64_t mgr_resync_version(uint32_t index);

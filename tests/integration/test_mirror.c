@@ -100,16 +100,18 @@ slurp(const char *path, size_t *n)
 	return buf;
 }
 
-/* Every copy of every rel of rel's file holds the same bytes on disk as
- * copy 0 (a missing stripe file counts as empty). */
-static void
-assert_copies_identical(const char *rel)
+/* Does every copy of every rel of rel's file hold the same bytes on disk
+ * as copy 0 (a missing stripe file counts as empty)?  If not, and fail,
+ * the test fails saying where. */
+static int
+copies_identical(const char *rel, int fail)
 {
 	struct pvfs_attr_info a;
 	char p0[PATH_MAX], pk[PATH_MAX];
 	unsigned char *b0, *bk;
 	size_t n0, nk;
 	uint32_t r, k;
+	int same = 1;
 
 	attr_of(rel, &a);
 	assert_true(a.copies > 1);
@@ -119,15 +121,26 @@ assert_copies_identical(const char *rel)
 		for (k = 1; k < a.copies; k++) {
 			copy_name((int)copy_iod(&a, r, k), a.ino, a.gen, k, pk);
 			bk = slurp(pk, &nk);
-			if (n0 != nk || (n0 > 0 && memcmp(b0, bk, n0) != 0))
-				fail_msg("%s: rel %u: copy %u (%s, %zu bytes) "
-				    "differs from copy 0 (%s, %zu bytes) at %zu",
-				    rel, r, k, pk, nk, p0, n0,
-				    first_diff(b0, bk, n0 < nk ? n0 : nk));
+			if (n0 != nk || (n0 > 0 && memcmp(b0, bk, n0) != 0)) {
+				if (fail)
+					fail_msg("%s: rel %u: copy %u (%s, %zu "
+					    "bytes) differs from copy 0 (%s, %zu "
+					    "bytes) at %zu", rel, r, k, pk, nk,
+					    p0, n0, first_diff(b0, bk,
+					    n0 < nk ? n0 : nk));
+				same = 0;
+			}
 			free(bk);
 		}
 		free(b0);
 	}
+	return same;
+}
+
+static void
+assert_copies_identical(const char *rel)
+{
+	(void)copies_identical(rel, 1);
 }
 
 static void
@@ -327,6 +340,56 @@ test_read_failover(void **state)
 	read_with_iod_down("down2", 2);
 }
 
+/* Finding 12: a copy whose iod answers an error (its stripe file made a
+ * directory behind the iod's back: EISDIR) is failed over like a lost
+ * one; once a read succeeds (the restarted daemons hold leases again),
+ * every read over 10 s gets the bytes, while the rotation steers reads
+ * to the broken copy. */
+static void
+test_read_error_failover(void **state)
+{
+	struct pvfs_attr_info a;
+	char path[PATH_MAX], moved[PATH_MAX + 8], name[16];
+	unsigned char buf[65536], got[65536];
+	double end;
+	ssize_t n;
+	int fd, k;
+
+	(void)state;
+	assert_true((fd = mirror_create("eisdir", 2, 1, 65536)) >= 0);
+	pattern_fill(buf, sizeof(buf), 0, 29);
+	write_all(fd, buf, sizeof(buf), 0);
+	pvfs_close(fd);
+	attr_of("eisdir", &a);
+	k = (int)copy_iod(&a, 0, 0);
+	snprintf(name, sizeof(name), "iod%d", k);
+	assert_int_equal(cluster_kill(&c, name, SIGKILL), 0);
+	copy_name(k, a.ino, a.gen, 0, path);
+	snprintf(moved, sizeof(moved), "%s.away", path);
+	assert_int_equal(rename(path, moved), 0);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_true((fd = pvfs_open(cluster_path(&c, "eisdir", path),
+	    O_RDONLY)) >= 0);
+	/* until every iod holds a lease again (the restart may have left
+	 * both copies fenced for a moment: then the read rightly fails) */
+	for (end = mono_now() + 20; mono_now() < end; usleep(100 * 1000))
+		if (pvfs_pread(fd, got, sizeof(got), 0) == (ssize_t)sizeof(got))
+			break;
+	for (end = mono_now() + 10; mono_now() < end; usleep(50 * 1000)) {
+		memset(got, 0, sizeof(got));
+		n = pvfs_pread(fd, got, sizeof(got), 0);
+		if (n != (ssize_t)sizeof(got))
+			fail_msg("pread = %zd: %s (%s)", n, n < 0 ?
+			    strerror(errno) : "short", pvfs_error_detail());
+		assert_memory_equal(got, buf, sizeof(got));
+	}
+	pvfs_close(fd);
+	copy_name(k, a.ino, a.gen, 0, path);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rename(moved, path), 0);
+}
+
 /* An iod SIGKILLed while reads stream from it: a child reads a 24 MiB
  * mirrored file over and over (each read checked against the pattern);
  * once it has read it whole, the parent kills the iod, then after 300 ms
@@ -407,6 +470,84 @@ test_degraded_write_fails_closed(void **state)
 	pvfs_close(u);
 	pvfs_close(fd);
 	assert_int_equal(cluster_start_again(&c), 0);
+}
+
+/* Finding 5: a write that missed a copy while the mgr was down fails
+ * (EIO: its dirty report could not be made), and so does every
+ * operation on the file until the report went; once the mgr is back the
+ * next one (fsync) sends it, and the resync makes the copies the same.
+ * Had the report been dropped, the copy on iod3 would stay behind. */
+static void
+test_report_pending(void **state)
+{
+	char buf[16384], got[16384];
+	double end;
+	int fd;
+
+	(void)state;
+	memset(buf, 'a', sizeof(buf));
+	assert_true((fd = mirror_create("pending", 2, 4, 4096)) >= 0);
+	write_all(fd, buf, sizeof(buf), 0);
+	assert_int_equal(cluster_kill(&c, "mgr", SIGKILL), 0);
+	assert_int_equal(cluster_kill(&c, "iod3", SIGKILL), 0);
+	memset(buf, 'b', sizeof(buf));
+	errno = 0;
+	assert_int_equal(pvfs_pwrite(fd, buf, sizeof(buf), 0), -1);
+	assert_int_equal(errno, EIO);
+	errno = 0;
+	assert_int_equal(pvfs_pread(fd, got, sizeof(got), 0), -1);
+	assert_int_equal(errno, EIO);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(pvfs_fsync(fd), 0);
+	for (end = mono_now() + 30; mono_now() < end; usleep(200 * 1000))
+		if (copies_identical("pending", 0))
+			break;
+	assert_copies_identical("pending");
+	assert_int_equal(pvfs_pread(fd, got, sizeof(got), 0), sizeof(got));
+	assert_memory_equal(got, buf, sizeof(got));
+	pvfs_close(fd);
+}
+
+/* Finding 4: an fsync that could not sync a copy (its iod killed after
+ * it took the write) succeeds, but only once that copy is reported stale
+ * as a whole: pvfs-resync --list names it ("every byte").  Then the iod
+ * comes back and the resync makes the copies the same again. */
+static void
+test_fsync_reports(void **state)
+{
+	struct pvfs_attr_info a;
+	char buf[16384], cmd[PATH_MAX + 64], line[256], mine[64], *slash;
+	double end;
+	FILE *p;
+	int fd, n = 0;
+
+	(void)state;
+	memset(buf, 'f', sizeof(buf));
+	assert_true((fd = mirror_create("fsynced", 2, 4, 4096)) >= 0);
+	write_all(fd, buf, sizeof(buf), 0);
+	attr_of("fsynced", &a);
+	assert_int_equal(cluster_kill(&c, "iod3", SIGKILL), 0);
+	assert_int_equal(pvfs_fsync(fd), 0);
+	snprintf(cmd, sizeof(cmd), "%s", c.tool);
+	slash = strrchr(cmd, '/');
+	assert_non_null(slash);
+	snprintf(slash + 1, sizeof(cmd) - (size_t)(slash + 1 - cmd),
+	    "pvfs-resync --list /pvfs 2>&1");
+	snprintf(mine, sizeof(mine), "inode %" PRIu64 " ", a.ino);
+	assert_non_null(p = popen(cmd, "r"));
+	while (fgets(line, sizeof(line), p) != NULL)
+		if (strncmp(line, mine, strlen(mine)) == 0 &&
+		    strstr(line, "on iod 3: every byte") != NULL)
+			n++;
+	pclose(p);
+	if (n == 0)
+		fail_msg("fsync with iod3 down reported no copy stale");
+	assert_int_equal(cluster_start_again(&c), 0);
+	for (end = mono_now() + 30; mono_now() < end; usleep(200 * 1000))
+		if (copies_identical("fsynced", 0))
+			break;
+	assert_copies_identical("fsynced");
+	pvfs_close(fd);
 }
 
 /* ---- unmirrored files, defaults, restart, remove, fsck ---- */
@@ -519,7 +660,10 @@ main(void)
 		cmocka_unit_test(test_copies_identical),
 		cmocka_unit_test(test_read_failover),
 		cmocka_unit_test(test_read_failover_midstream),
+		cmocka_unit_test(test_read_error_failover),
 		cmocka_unit_test(test_degraded_write_fails_closed),
+		cmocka_unit_test(test_report_pending),
+		cmocka_unit_test(test_fsync_reports),
 		cmocka_unit_test(test_dir_default),
 		cmocka_unit_test(test_remove_and_fsck),
 	};

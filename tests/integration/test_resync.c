@@ -444,6 +444,139 @@ test_both_missed(void **state)
 	assert_true(share_equal(&f.cap.dist, 0));
 }
 
+/* Finding 2: each copy missed a write the other took, one extending the
+ * part, one inside it; whichever job runs first has a stale source, and
+ * must not cut the target to the source's (shorter) size.  Two files,
+ * the roles swapped, so the shrinking order happens in one of them
+ * whatever order the worker takes the jobs in. */
+static void
+test_stale_source_no_shrink(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f[2];
+	struct pvfs_dirty_wire e;
+	uint32_t half, q, i, ext, in;
+	struct rng r;
+
+	(void)state;
+	rng_init(&r, "test_stale_source_no_shrink");
+	create_mirrored("/g0", 2, &f[0]);
+	create_mirrored("/g1", 2, &f[1]);
+	half = f[0].cap.dist.ssize / 2; /* rel 0: copy 0 on iod 0, 1 on 1 */
+	q = half / 2;
+	rng_fill(&r, buf, sizeof(buf));
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(write_range(&f[i].cap, 0, 0, 0, half), 0);
+		assert_int_equal(write_range(&f[i].cap, 0, 1, 0, half), 0);
+	}
+	/* iod1 down: /g0 extended on copy 0 (B), /g1 written inside (A) */
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	rng_fill(&r, buf, q);
+	rng_fill(&r, buf + half, half);
+	for (i = 0; i < 2; i++) {
+		ext = i == 0;
+		assert_int_equal(write_range(&f[i].cap, 0, 0, ext ? half : 0,
+		    ext ? half : q), 0);
+		e = (struct pvfs_dirty_wire){ 0, 1, ext ? half : 0,
+		    ext ? half : q };
+		assert_int_equal(dirty(&f[i].cap, &e, 1), 0);
+	}
+	assert_int_equal(cluster_start_again(&c), 0);
+	/* iod0 down: the other write on copy 1 */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	for (i = 0; i < 2; i++) {
+		in = i == 0;
+		assert_int_equal(write_range(&f[i].cap, 0, 1, in ? 0 : half,
+		    in ? q : half), 0);
+		e = (struct pvfs_dirty_wire){ 0, 0, in ? 0 : half,
+		    in ? q : half };
+		assert_int_equal(dirty(&f[i].cap, &e, 1), 0);
+	}
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(30), 0);
+	for (i = 0; i < 2; i++) {
+		assert_copies_identical(&f[i]);
+		memset(got, 0, sizeof(got));
+		assert_int_equal(read_copy(&f[i].cap, 0, 0), 0);
+		if (memcmp(got, buf, 2 * half) != 0)
+			fail_msg("/g%u: a write lost by the resync", i);
+	}
+}
+
+/* Finding 7: jobs whose source cannot be read (the fresh copies' stripe
+ * files made directories behind iod0's back: EISDIR) fail again and
+ * again; they must not keep the job of another file from being done.
+ * Three failing files and one good one, so that a failing job comes
+ * first in the mgr's walk whatever its order. */
+static void
+test_failing_job(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f[4];
+	struct pvfs_mgr_resync_rep rep;
+	char path[PATH_MAX + 8], away[PATH_MAX + 16], name[8];
+	uint32_t i, rel, k;
+	struct rng r;
+	double end;
+
+	(void)state;
+	rng_init(&r, "test_failing_job");
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "/j%u", i);
+		create_mirrored(name, 2, &f[i]);
+		rng_fill(&r, buf, sizeof(buf));
+		assert_int_equal(write_all_but(&f[i], -1), 0);
+	}
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(write_all_but(&f[i], 1), 0);
+	/* the good one's bytes: buf as the last write left it */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	for (i = 0; i < 3; i++)
+		for (rel = 0; rel < 2; rel++)
+			for (k = 0; k < 2; k++) {
+				if (copy_iod(&f[i].cap.dist, rel, k) != 0)
+					continue;
+				cluster_stripe_name(&c, 0, f[i].attr.ino,
+				    f[i].cap.gen, path);
+				if (k > 0)
+					strcat(path, ".c1");
+				snprintf(away, sizeof(away), "%s.away", path);
+				assert_int_equal(rename(path, away), 0);
+				assert_int_equal(mkdir(path, 0700), 0);
+			}
+	assert_int_equal(cluster_start_again(&c), 0);
+	end = mono_now() + 30;
+	do {
+		resync_status(&rep);
+		if (rep.stale <= 6)
+			break;
+		usleep(100000);
+	} while (mono_now() < end);
+	if (rep.stale != 6)
+		fail_msg("%" PRIu64 " copies stale: the good file's job never "
+		    "done", rep.stale);
+	assert_int_equal(read_copy(&f[3].cap, 0, 1), 0);
+	assert_true(share_equal(&f[3].cap.dist, 0));
+	/* the sources back: the failed jobs are done too */
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	for (i = 0; i < 3; i++)
+		for (rel = 0; rel < 2; rel++)
+			for (k = 0; k < 2; k++) {
+				if (copy_iod(&f[i].cap.dist, rel, k) != 0)
+					continue;
+				cluster_stripe_name(&c, 0, f[i].attr.ino,
+				    f[i].cap.gen, path);
+				if (k > 0)
+					strcat(path, ".c1");
+				snprintf(away, sizeof(away), "%s.away", path);
+				assert_int_equal(rmdir(path), 0);
+				assert_int_equal(rename(away, path), 0);
+			}
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(60), 0);
+	for (i = 0; i < 4; i++)
+		assert_copies_identical(&f[i]);
+}
+
 /* The mgr killed with copies stale (and restarted with the iod back):
  * the marks were durable, the worker of the new mgr makes them fresh. */
 static void
@@ -733,6 +866,49 @@ test_ranges_overflow(void **state)
 		assert_int_equal(got[i * 2], buf[i * 2]);
 }
 
+/* Finding 6: iod1 comes back with a new data directory (its stripes
+ * gone, its label's uuid another) and nobody runs --rebuild: its copies
+ * are never served empty (every read of them is refused or right), the
+ * mgr marks them stale by itself, and the resync fills them. */
+static void
+test_new_datadir(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	char cmd[3 * PATH_MAX];
+	struct rng r;
+	double end;
+	int st;
+
+	(void)state;
+	rng_init(&r, "test_new_datadir");
+	create_mirrored("/n", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	snprintf(cmd, sizeof(cmd), "find '%s/iod1' -mindepth 2 -type f "
+	    "-name '[0-9]*' -delete && sed -i 's/^uuid .*/uuid "
+	    "0123456789abcdef0123456789abcdef/' '%s/iod1/pvfs-label'", c.dir,
+	    c.dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	for (end = mono_now() + 5; mono_now() < end; usleep(50000)) {
+		memset(got, 0, sizeof(got));
+		st = read_copy(&f.cap, 0, 1);
+		if (st == ENODATA)
+			continue;
+		assert_int_equal(st, 0);
+		if (!share_equal(&f.cap.dist, 0))
+			fail_msg("the new data directory's empty copy served");
+	}
+	/* every mirrored file of the earlier tests has copies on iod1, and
+	 * each job costs about 2 s (finding 9: the set is resent and must
+	 * settle after each CLEAN) */
+	assert_int_equal(wait_clean(120), 0);
+	assert_copies_identical(&f);
+	assert_int_equal(read_copy(&f.cap, 0, 1), 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+}
+
 /* ---- through the client library ---- */
 
 static void *
@@ -815,6 +991,8 @@ main(void)
 		cmocka_unit_test(test_client_kill),
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_both_missed),
+		cmocka_unit_test(test_stale_source_no_shrink),
+		cmocka_unit_test(test_failing_job),
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),
 		cmocka_unit_test(test_rebuild),
@@ -822,6 +1000,7 @@ main(void)
 		cmocka_unit_test(test_cleaned_midstream),
 		cmocka_unit_test(test_truncate_stale),
 		cmocka_unit_test(test_ranges_overflow),
+		cmocka_unit_test(test_new_datadir),
 	};
 
 	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);

@@ -172,9 +172,11 @@ test_full_iod(void **state)
 	write_pattern(solo, 0, seed);
 	check_pattern(solo, 0, MIB, seed);
 
-	/* Free the space: writes work again. */
+	/* Free the space: writes work again, once the mgr has removed the
+	 * filler's stripes (it does so after the unlink, from its loop). */
 	check_ok(pvfs_close(b));
 	check_ok(pvfs_unlink("/pvfs/filler"));
+	assert_int_equal(cluster_stripes_gone(&c, st.st_ino, 10000), 0);
 	fd = create("/pvfs/after", 2);
 	write_pattern(fd, 0, seed_b);
 	write_pattern(fd, MIB, seed_b);

@@ -325,6 +325,20 @@ mio_one_take(struct mio *m, const struct io_stream *st)
 	m->size.blocks += r->blocks;
 }
 
+/* After a read round with an expired key or a dead pooled socket: may
+ * another round go (0, the key refreshed), or -1 with errno. */
+static int
+mio_read_again(struct mio *m, int key, int stale, int *retries)
+{
+	if (!key && !stale)
+		return 0;
+	if ((*retries)++ >= MIO_RETRIES) {
+		errno = key ? EKEYEXPIRED : EIO;
+		return -1;
+	}
+	return key ? pvfs_io_refresh(m->f) : 0;
+}
+
 /* One round: 0 (every rel answered, or more rounds to go: *more), or -1
  * with errno. */
 static int
@@ -360,14 +374,8 @@ mio_one_round(struct mio *m, int *more, int *retries)
 		}
 	}
 	pvfs_io_engine_free(&m->e);
-	if (key || stale) {
-		if ((*retries)++ >= MIO_RETRIES) {
-			errno = key ? EKEYEXPIRED : EIO;
-			return -1;
-		}
-		if (key && pvfs_io_refresh(m->f) != 0)
-			return -1;
-	}
+	if (mio_read_again(m, key, stale, retries) != 0)
+		return -1;
 	for (rel = 0; rel < m->pcount; rel++)
 		if (m->rel[rel].want && !m->rel[rel].done)
 			*more = 1;
@@ -617,14 +625,8 @@ mio_split_round(struct mio *m, int *more, int *retries)
 	free(load);
 	if (rc != 0)
 		return -1;
-	if (key || stale) {
-		if ((*retries)++ >= MIO_RETRIES) {
-			errno = key ? EKEYEXPIRED : EIO;
-			return -1;
-		}
-		if (key && pvfs_io_refresh(m->f) != 0)
-			return -1;
-	}
+	if (mio_read_again(m, key, stale, retries) != 0)
+		return -1;
 	for (i = 0; i < m->nunit; i++)
 		*more |= !m->unit[i].done;
 	return 0;

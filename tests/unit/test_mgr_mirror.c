@@ -54,7 +54,7 @@ dirty(const struct mgr_inode *in, uint32_t rel, uint32_t copy, uint64_t off,
 	r.offset = off;
 	r.length = len;
 	r.dgen = mgr_mirror_next_dgen(in->ino, in->gen, rel, copy);
-	return mt_apply == mgr_ns_apply ? mgr_ns_apply(&r) : mt_apply(&r);
+	return mt_apply(&r);
 }
 
 static int
@@ -69,7 +69,7 @@ clean(const struct mgr_inode *in, uint32_t rel, uint32_t copy, uint64_t dgen)
 	r.rel = rel;
 	r.copy = copy;
 	r.dgen = dgen;
-	return mt_apply == mgr_ns_apply ? mgr_ns_apply(&r) : mt_apply(&r);
+	return mt_apply(&r);
 }
 
 static int

@@ -593,6 +593,7 @@ static const struct pvfs_field stale_ent_f[] = {
 static const struct pvfs_field iod_stale_req_f[] = {
 	PVFS_FSUB(struct pvfs_iod_stale_req, cap, cap_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_stale_req, version),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_iod_stale_req, base),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_iod_stale_req, flags),
 	PVFS_FARR(struct pvfs_iod_stale_req, ents, n, PVFS_STALE_MAX,
 	    struct pvfs_stale_ent, stale_ent_f),

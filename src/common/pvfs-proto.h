@@ -19,7 +19,7 @@
 #include "pvfs-types.h"
 
 #define PVFS_PROTO_MAGIC 0x50564631u /* "PVF1" */
-#define PVFS_PROTO_VERSION 9
+#define PVFS_PROTO_VERSION 10
 #define PVFS_HDR_LEN 24
 #define PVFS_MAX_BODY (1u << 20) /* cap on a frame body, data streams excluded */
 
@@ -456,6 +456,10 @@ enum pvfs_resync_what {
 #define PVFS_RESYNC_LIST_MAX 1024 /* stale copies in one LIST reply */
 #define PVFS_RESYNC_WHOLE 0x1u
 #define PVFS_RESYNC_SIZE 0x2u
+/* NEXT (version 10): the source is stale too, though not where this copy
+ * is (its misses all came before this copy's): a copy stale by ranges
+ * grows only to the end of its last range, not to the source's size. */
+#define PVFS_RESYNC_STALE_FROM 0x4u
 struct pvfs_mgr_resync_req {
 	struct pvfs_cred cred;
 	uint32_t what;   /* PVFS_RESYNC_* */
@@ -694,8 +698,10 @@ struct pvfs_iod_hello_rep {
  * capability for inode 0.  With PVFS_STALE_SET the entries of this and
  * the following messages up to one with PVFS_STALE_END are the iod's
  * whole stale set (copies it kept that are not listed are fresh);
- * otherwise each message marks its entries stale, or fresh with
- * PVFS_STALE_CLEAR.  version: the mgr's version of the iod's set after
+ * otherwise the message is a change (version 10): it marks its entries
+ * stale, or fresh with PVFS_STALE_CLEAR, and applies only to an iod that
+ * holds set version base (else ESTALE, nothing changes), which keeps its
+ * lease meanwhile.  version: the mgr's version of the iod's set after
  * this message; a HELLO grants the mirror lease only to an iod that holds
  * the version it names.  An iod serves no read of a mirrored file's copy
  * without the lease or that is stale (ENODATA), and keeps the ranges
@@ -711,6 +717,7 @@ struct pvfs_stale_ent {
 struct pvfs_iod_stale_req {
 	struct pvfs_cap cap;
 	uint64_t version;
+	uint64_t base;   /* a change: the version it applies to (else 0) */
 	uint32_t flags;
 	uint32_t n;
 	struct pvfs_stale_ent *ents; /* freed by pvfs_msg_free */

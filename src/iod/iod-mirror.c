@@ -23,7 +23,7 @@
 
 #include "iod.h"
 
-#define IM_HASH 1024u
+#define IM_HASH_MIN 1024u /* buckets; doubled while copies outnumber them */
 #define IM_RANGES_MAX 1024u  /* client-written ranges kept per copy */
 
 struct im_copy {
@@ -36,7 +36,8 @@ struct im_copy {
 	uint32_t nw, wcap;
 };
 
-static struct im_copy *im_tab[IM_HASH];
+static struct im_copy **im_tab;
+static size_t im_nhash, im_count;
 static uint64_t im_version;  /* of the complete set held; 0: none */
 static uint64_t im_epoch;
 static int im_in_set;        /* between PVFS_STALE_SET and _END */
@@ -47,13 +48,40 @@ im_hash(uint64_t ino, uint32_t rel, uint32_t copy)
 {
 	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)rel << 8) ^ copy;
 
-	return (size_t)((h ^ (h >> 29)) % IM_HASH);
+	return (size_t)((h ^ (h >> 29)) & (im_nhash - 1));
+}
+
+/* The table grows with the set (a rebuild marks every copy an iod holds),
+ * so a lookup stays a few steps. */
+static void
+im_grow(void)
+{
+	struct im_copy **old = im_tab, *m;
+	size_t oldn = im_nhash, h, i;
+
+	if (im_tab != NULL && im_count <= im_nhash * 2)
+		return;
+	im_nhash = im_tab == NULL ? IM_HASH_MIN : im_nhash * 2;
+	if ((im_tab = calloc(im_nhash, sizeof(*im_tab))) == NULL)
+		pvfs_fatal("out of memory (stale copies)");
+	for (i = 0; i < oldn; i++) {
+		while ((m = old[i]) != NULL) {
+			old[i] = m->hnext;
+			h = im_hash(m->ino, m->rel, m->copy);
+			m->hnext = im_tab[h];
+			im_tab[h] = m;
+		}
+	}
+	free(old);
 }
 
 static struct im_copy **
 im_slot(uint64_t ino, uint32_t rel, uint32_t copy)
 {
-	struct im_copy **pp = &im_tab[im_hash(ino, rel, copy)];
+	struct im_copy **pp;
+
+	im_grow();
+	pp = &im_tab[im_hash(ino, rel, copy)];
 
 	while (*pp != NULL && ((*pp)->ino != ino || (*pp)->rel != rel ||
 	    (*pp)->copy != copy))
@@ -77,6 +105,7 @@ im_drop(struct im_copy **pp)
 	*pp = m->hnext;
 	free(m->w);
 	free(m);
+	im_count--;
 }
 
 static void
@@ -97,6 +126,7 @@ im_mark(const struct pvfs_stale_ent *e, uint32_t flags)
 		m->copy = e->copy;
 		m->since_s = iod_label_now();
 		*pp = m;
+		im_count++;
 	}
 	m->epoch = im_epoch;
 }
@@ -108,7 +138,7 @@ im_sweep(void)
 	struct im_copy **pp;
 	size_t h;
 
-	for (h = 0; h < IM_HASH; h++) {
+	for (h = 0; h < im_nhash; h++) {
 		for (pp = &im_tab[h]; *pp != NULL;) {
 			if ((*pp)->epoch != im_epoch)
 				im_drop(pp);
@@ -134,14 +164,27 @@ iod_mirror_stale(struct iod_conn *c, union iod_req *req, union iod_rep *rep)
 		iod_op_cap_log(&r->cap, why, now);
 		return EACCES;
 	}
+	if (r->flags & ~(PVFS_STALE_SET | PVFS_STALE_END | PVFS_STALE_CLEAR))
+		return EINVAL;
+	if (!(r->flags & PVFS_STALE_SET) && !im_in_set) {
+		/* A change: only on top of the version it was made from.  The
+		 * lease stays: the set gains marks not answered for yet, or
+		 * loses copies the mgr made fresh. */
+		if (im_version == 0 || r->base != im_version || r->flags &
+		    PVFS_STALE_END)
+			return ESTALE;
+		for (i = 0; i < r->n; i++)
+			im_mark(&r->ents[i], r->flags);
+		im_version = r->version;
+		return 0;
+	}
 	if (r->flags & PVFS_STALE_SET) {
 		im_epoch++;
 		im_in_set = 1;
 	}
-	if (r->flags & ~(PVFS_STALE_SET | PVFS_STALE_END | PVFS_STALE_CLEAR) ||
-	    ((r->flags & PVFS_STALE_CLEAR) && im_in_set))
+	if (r->flags & PVFS_STALE_CLEAR)
 		return EINVAL;
-	im_version = 0; /* no lease until the whole change is here */
+	im_version = 0; /* no lease until the whole set is here */
 	im_lease_until = 0;
 	for (i = 0; i < r->n; i++)
 		im_mark(&r->ents[i], r->flags);

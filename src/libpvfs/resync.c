@@ -170,6 +170,7 @@ rs_job_run(struct rs_job *r)
 	struct pvfs_iod_truncate_req tq;
 	struct pvfs_iod_fsync_req fq;
 	struct pvfs_none none;
+	uint64_t end;
 	uint32_t i;
 
 	memset(&sq, 0, sizeof(sq));
@@ -197,6 +198,15 @@ rs_job_run(struct rs_job *r)
 	 * its source may be stale too (missing a write that extended the
 	 * part here): grow it to the source's size, never cut it. */
 	if (!(j->flags & (PVFS_RESYNC_WHOLE | PVFS_RESYNC_SIZE))) {
+		/* A stale source (older misses) may be too long itself (a
+		 * truncate it missed): only what this copy missed extends it. */
+		if ((j->flags & PVFS_RESYNC_STALE_FROM) && j->next > 0) {
+			end = pvfs_stripe_logical_end(j->exts[j->next - 1].offset +
+			    j->exts[j->next - 1].length, j->cap.dist.pcount,
+			    j->cap.dist.ssize, j->rel);
+			if (end < tq.length)
+				tq.length = end;
+		}
 		sq.copy = j->copy;
 		if (rs_iod(r->fs, r->stale_iod, PVFS_IOD_SIZE, &sq, NULL, 0,
 		    &sr, NULL, 0) != 0)

@@ -14,10 +14,14 @@
  *
  * Mirrored files (mgr-resync.c): each HELLO grants the iod a mirror lease
  * of three intervals, valid only if the iod holds the stale set version
- * it names; an iod that answers with another version gets its whole set
- * (IOD_STALE frames, checked in the mgr's clock that the first HELLO
- * gave it) and a second HELLO on the same connection.  A change of a set asks for a
- * HELLO at once (mgr_iods_kick).
+ * it names.  The changes since the version the iod last reported go
+ * before the HELLO (IOD_STALE changes: the iod keeps its lease while it
+ * takes them); an iod that answers with another version gets the changes
+ * from the one it holds, or its whole set (IOD_STALE frames, checked in
+ * the mgr's clock that the first HELLO gave it), and a second HELLO on
+ * the same connection.  A change of a set asks for a HELLO at once
+ * (mgr_iods_kick).  An exchange times out after 5 s without progress (a
+ * whole set may take longer than that).
  */
 #include <sys/socket.h>
 #include <sys/random.h>
@@ -70,7 +74,8 @@ struct mgr_iod {
 	struct pvfs_iodstat_wire st; /* what MGR_IODSTATUS reports */
 	ev_tstamp heard_at;       /* loop time of the last answer, 0: never */
 	int skew_warned;
-	int set_sent;             /* this exchange sends the stale set */
+	int set_sent;             /* this exchange's second HELLO */
+	uint64_t held;            /* the set version its first reply named */
 	uint32_t nstale;          /* IOD_STALE replies still to come */
 	int kick;                 /* HELLO again as soon as this one ends */
 };
@@ -231,10 +236,11 @@ iods_hello_build(struct mgr_iod *d)
 	r->stale_version = mgr_resync_version(d->index);
 	pvfs_hello_req_mac(r, mgr.key, mgr.keylen, r->mac);
 	pvfs_buf_reset(&d->out);
-	d->nstale = 0;
-	if (d->set_sent)
-		d->nstale = mgr_resync_encode_set(d->index, &d->out,
-		    (uint32_t)r->nonce + 1);
+	/* The changes it lacks first; a whole set only once the first HELLO
+	 * gave it the clock that checks the set's capability. */
+	d->nstale = mgr_resync_encode_update(d->index, d->set_sent ? d->held :
+	    mgr_resync_acked(d->index), d->set_sent, &d->out,
+	    (uint32_t)r->nonce + 1);
 	pvfs_frame_encode(&d->out, PVFS_IOD_HELLO, (uint32_t)r->nonce, 0, 0, r);
 	d->sent_ms = pvfs_mono_ms();
 }
@@ -274,6 +280,7 @@ iods_send(struct mgr_iod *d)
 		return;
 	}
 	d->out.off += (size_t)n;
+	iods_schedule(d, IODS_TIMEOUT); /* progress */
 	if (d->out.off == d->out.len)
 		iods_watch(d, EV_READ);
 }
@@ -424,7 +431,11 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 
 	if (d->nstale > 0 && h->op == PVFS_IOD_STALE &&
 	    (h->flags & PVFS_HDR_REPLY)) {
-		if (h->status != 0) {
+		/* A first change refused (ESTALE: the iod holds another
+		 * version; EACCES: a restarted iod without the clock yet) is
+		 * news, not a failure: the HELLO's reply says what it holds. */
+		if (h->status != 0 && (d->set_sent || (h->status != ESTALE &&
+		    h->status != EACCES))) {
 			snprintf(why, sizeof(why), "stale set refused: %s",
 			    strerror(h->status));
 			iods_fail(d, PVFS_IODST_PROTO, why);
@@ -432,6 +443,7 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 		}
 		d->nstale--;
 		d->in_len = 0;
+		iods_schedule(d, IODS_TIMEOUT); /* progress */
 		return;
 	}
 	if (h->op != PVFS_IOD_HELLO || !(h->flags & PVFS_HDR_REPLY) ||
@@ -458,6 +470,7 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 	    rep.stale_version != mgr_resync_version(d->index)) {
 		/* it has the mgr's clock now: its set, then the lease */
 		d->set_sent = 1;
+		d->held = rep.stale_version;
 		d->in_len = 0;
 		iods_hello_build(d);
 		iods_watch(d, EV_WRITE);
@@ -529,7 +542,7 @@ mgr_iods_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (d->step == MGR_IOD_IDLE)
 		iods_connect(d);
 	else
-		iods_fail(d, PVFS_IODST_UNREACHABLE, "no answer within 5 s");
+		iods_fail(d, PVFS_IODST_UNREACHABLE, "no progress within 5 s");
 }
 
 static double

@@ -23,7 +23,8 @@
 
 #include "mgr.h"
 
-#define MM_HASH 1024u         /* buckets: stale copies are few */
+#define MM_HASH_MIN 1024u     /* buckets, doubled while entries outnumber
+				 * them twice (a rebuild marks many) */
 #define MM_EXT_MAX 256u       /* ranges per copy before close ones merge */
 
 struct mm_copy {
@@ -33,8 +34,19 @@ struct mm_copy {
 	uint32_t ext_cap;
 };
 
-static struct mm_copy *mm_tab[MM_HASH];
-static uint64_t mm_count;
+/* A file with stale copies: how many, so that the counts every
+ * MGR_RESYNC answer carries are kept as they change, not walked. */
+struct mm_file {
+	struct mm_file *hnext;
+	uint64_t ino;
+	uint32_t n;
+};
+
+static struct mm_copy **mm_tab;
+static size_t mm_nhash;
+static struct mm_file **mm_ftab;
+static size_t mm_nfhash;
+static uint64_t mm_count, mm_files, mm_bytes_all;
 static uint64_t mm_dgen;      /* the highest dirty generation applied */
 
 static size_t
@@ -42,7 +54,81 @@ mm_hash(uint64_t ino, uint32_t rel, uint32_t copy)
 {
 	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)rel << 8) ^ copy;
 
-	return (size_t)((h ^ (h >> 29)) % MM_HASH);
+	return (size_t)((h ^ (h >> 29)) & (mm_nhash - 1));
+}
+
+static size_t
+mm_fhash(uint64_t ino)
+{
+	uint64_t h = ino * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)((h ^ (h >> 29)) & (mm_nfhash - 1));
+}
+
+/* Both tables grow with what they hold (never shrink: a rebuild's size
+ * comes again). */
+static void
+mm_grow(void)
+{
+	struct mm_copy **old = mm_tab, *m;
+	struct mm_file **fold = mm_ftab, *f;
+	size_t n = mm_nhash, i, h;
+
+	if (mm_tab == NULL || mm_count > mm_nhash * 2) {
+		mm_nhash = mm_tab == NULL ? MM_HASH_MIN : mm_nhash * 2;
+		if ((mm_tab = calloc(mm_nhash, sizeof(*mm_tab))) == NULL)
+			pvfs_fatal("out of memory (stale copies)");
+		for (i = 0; i < n; i++) {
+			while ((m = old[i]) != NULL) {
+				old[i] = m->hnext;
+				h = mm_hash(m->st.ino, m->st.rel, m->st.copy);
+				m->hnext = mm_tab[h];
+				mm_tab[h] = m;
+			}
+		}
+		free(old);
+	}
+	n = mm_nfhash;
+	if (mm_ftab == NULL || mm_files > mm_nfhash * 2) {
+		mm_nfhash = mm_ftab == NULL ? MM_HASH_MIN : mm_nfhash * 2;
+		if ((mm_ftab = calloc(mm_nfhash, sizeof(*mm_ftab))) == NULL)
+			pvfs_fatal("out of memory (stale copies)");
+		for (i = 0; i < n; i++) {
+			while ((f = fold[i]) != NULL) {
+				fold[i] = f->hnext;
+				h = mm_fhash(f->ino);
+				f->hnext = mm_ftab[h];
+				mm_ftab[h] = f;
+			}
+		}
+		free(fold);
+	}
+}
+
+/* A stale copy of file ino more (d 1) or less (d -1). */
+static void
+mm_file_count(uint64_t ino, int d)
+{
+	struct mm_file **pp = &mm_ftab[mm_fhash(ino)], *f;
+
+	while (*pp != NULL && (*pp)->ino != ino)
+		pp = &(*pp)->hnext;
+	if ((f = *pp) == NULL) {
+		if (d < 0)
+			return;
+		if ((f = calloc(1, sizeof(*f))) == NULL)
+			pvfs_fatal("out of memory (stale copies)");
+		f->ino = ino;
+		*pp = f;
+		mm_files++;
+	}
+	if (d > 0)
+		f->n++;
+	else if (--f->n == 0) {
+		*pp = f->hnext;
+		free(f);
+		mm_files--;
+	}
 }
 
 /* Copy k of relative position rel: iod (base + rel + k * mshift) mod N. */
@@ -63,6 +149,8 @@ mm_find(uint64_t ino, uint32_t rel, uint32_t copy)
 {
 	struct mm_copy *m;
 
+	if (mm_tab == NULL)
+		return NULL;
 	for (m = mm_tab[mm_hash(ino, rel, copy)]; m != NULL; m = m->hnext) {
 		if (m->st.ino == ino && m->st.rel == rel && m->st.copy == copy)
 			return m;
@@ -78,6 +166,8 @@ mm_unlink(struct mm_copy *m)
 	while (*pp != m)
 		pp = &(*pp)->hnext;
 	*pp = m->hnext;
+	mm_file_count(m->st.ino, -1);
+	mm_bytes_all -= m->st.bytes;
 	free(m->ext);
 	free(m);
 	mm_count--;
@@ -185,10 +275,12 @@ mm_get(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
 	m->st.gen = gen;
 	m->st.rel = rel;
 	m->st.copy = copy;
+	mm_count++;
+	mm_grow();
 	h = mm_hash(ino, rel, copy);
 	m->hnext = mm_tab[h];
 	mm_tab[h] = m;
-	mm_count++;
+	mm_file_count(ino, 1);
 	return m;
 }
 
@@ -229,10 +321,14 @@ mm_apply_dirty(const struct mgr_rec *r)
 		mm_add(m, r->offset, r->length);
 	if (r->length == 0 || (r->mflags & MGR_MIRROR_SIZE))
 		m->st.size = 1;
+	if (m->st.dgen0 == 0 || r->dgen < m->st.dgen0)
+		m->st.dgen0 = r->dgen;
 	m->st.dgen = r->dgen;
 	if (r->dgen > mm_dgen)
 		mm_dgen = r->dgen;
+	mm_bytes_all -= m->st.bytes;
 	m->st.bytes = mm_bytes(m);
+	mm_bytes_all += m->st.bytes;
 	return 0;
 }
 
@@ -276,9 +372,12 @@ mm_rebuild_one(const struct mgr_inode *in, void *arg)
 			m->st.whole = 1;
 			m->st.size = 1;
 			m->st.next = 0;
+			mm_bytes_all -= m->st.bytes;
 			m->st.bytes = 0;
 			m->st.dgen = m->st.dgen + 1 > rb->dgen_base ?
 			    m->st.dgen + 1 : rb->dgen_base;
+			if (m->st.dgen0 == 0)
+				m->st.dgen0 = m->st.dgen;
 			if (m->st.dgen > mm_dgen)
 				mm_dgen = m->st.dgen;
 		}
@@ -360,7 +459,7 @@ mgr_mirror_walk(int (*fn)(const struct mgr_stale *, void *), void *arg)
 	size_t h;
 	int rc;
 
-	for (h = 0; h < MM_HASH; h++) {
+	for (h = 0; h < mm_nhash; h++) {
 		for (m = mm_tab[h]; m != NULL; m = next) {
 			next = m->hnext;
 			if (!mm_live(m))
@@ -378,24 +477,29 @@ struct mm_snap {
 };
 
 /* A stale copy as DIRTY records: one per range (or one whole, or one
- * saying only its size differs), the last with its generation. */
+ * saying only its size differs), the first with its first generation
+ * (once more if it is also the last: an ordering of stale copies needs
+ * both), the others with its generation. */
 static int
 mm_snap_one(const struct mgr_stale *st, void *arg)
 {
 	const struct pvfs_extent *e = mgr_mirror_extents(st);
 	struct mm_snap *s = arg;
 	struct mgr_rec r;
-	uint32_t i, n = st->whole || st->next == 0 ? 1 : st->next;
+	uint32_t i, n = st->whole || st->next == 0 ? 1 : st->next, k;
 	int rc;
 
-	for (i = 0; i < n; i++) {
+	for (k = 0; k <= n; k++) {
+		i = k == 0 ? 0 : k - 1;
+		if (k == 0 && (st->dgen0 == 0 || st->dgen0 == st->dgen))
+			continue;
 		memset(&r, 0, sizeof(r));
 		r.type = MGR_REC_DIRTY;
 		r.ino = st->ino;
 		r.gen = st->gen;
 		r.rel = st->rel;
 		r.copy = st->copy;
-		r.dgen = st->dgen;
+		r.dgen = k == 0 ? st->dgen0 : st->dgen;
 		r.mflags = (st->whole ? MGR_MIRROR_WHOLE : 0) |
 		    (st->size ? MGR_MIRROR_SIZE : 0);
 		if (!st->whole && st->next > 0) {
@@ -428,8 +532,37 @@ mgr_mirror_reset(void)
 	struct mm_copy *m;
 	size_t h;
 
-	for (h = 0; h < MM_HASH; h++) {
+	for (h = 0; h < mm_nhash; h++) {
 		while ((m = mm_tab[h]) != NULL)
 			mm_unlink(m);
 	}
+}
+
+/* The file ino (gen) is freed: its stale copies go (the counts must not
+ * keep them until a walk comes by). */
+void
+mgr_mirror_forget(uint64_t ino, uint64_t gen, uint32_t pcount,
+    uint32_t copies)
+{
+	struct mm_copy *m;
+	uint32_t rel, k;
+
+	if (mm_files == 0)
+		return;
+	for (rel = 0; rel < pcount; rel++) {
+		for (k = 0; k < copies; k++) {
+			if ((m = mm_find(ino, rel, k)) != NULL && m->st.gen == gen)
+				mm_unlink(m);
+		}
+	}
+}
+
+/* Degraded files, stale copies and the bytes of their ranges, of files
+ * that are there (a freed file's copies go with it). */
+void
+mgr_mirror_counts(uint64_t *files, uint64_t *copies, uint64_t *bytes)
+{
+	*files = mm_files;
+	*copies = mm_count;
+	*bytes = mm_bytes_all;
 }

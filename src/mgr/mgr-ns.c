@@ -194,6 +194,9 @@ mgr_ns_inode_new(uint64_t ino, uint32_t mode)
 static void
 mgr_ns_inode_free(struct mgr_inode *in)
 {
+	if (MGR_IS_REG(in) && in->dir == NULL && mgr_mirror_copies(&in->dist) > 1)
+		mgr_mirror_forget(in->ino, in->gen, in->dist.pcount,
+		    mgr_mirror_copies(&in->dist));
 	if (in->orphan) {
 		TAILQ_REMOVE(&ns_orphans, in->ox, oentry);
 		ns_norphans--;

@@ -5,10 +5,13 @@
  * "Mirrored files").
  *
  * Each iod has a stale set: the copies it holds that are stale, which
- * mgr-mirror.c knows.  Every change of the set bumps its version; the
- * HELLO exchange (mgr-iods.c) sends the whole set to an iod that does not
- * hold the current version, and a HELLO grants the iod its mirror lease
- * only while it holds the version the HELLO names.  A DIRTY report is
+ * mgr-mirror.c knows.  Every mark or clear of one copy bumps the set's
+ * version by one and is kept in the iod's change log until the iod
+ * reports a version past it; the HELLO exchange (mgr-iods.c) sends an
+ * iod the changes since the version it holds (IOD_STALE changes, which
+ * leave its lease alone), or its whole set when the log does not reach
+ * back that far (a restarted iod, a rebuild), and a HELLO grants the iod
+ * its mirror lease only while it holds the version the HELLO names.  A DIRTY report is
  * answered once each iod it marked is fenced: it acknowledged the new
  * version, refused a connection since (no process: a new one starts
  * without a lease), or the last lease it may hold ran out.  Versions
@@ -50,11 +53,26 @@
  * became stale there (or before): jobs wait this long after its set. */
 #define RS_SETTLE_MS 1500
 
+/* One change of an iod's set: the version it makes. */
+struct rs_chg {
+	uint64_t version;
+	struct pvfs_stale_ent e;
+	int clear;
+};
+/* Past this many changes an iod is sent its whole set instead. */
+#define RS_LOG_MAX 65536u
+
 struct rs_iod {
 	uint64_t version;       /* of its stale set */
 	uint64_t acked;         /* the version it said it holds */
 	int64_t refused_ms;     /* a connection it refused (monotonic), 0 */
-	int64_t acked_ms;       /* when acked last changed */
+	int64_t acked_ms;       /* when it last took a mark or a whole set */
+	uint64_t mark_version;  /* the last change that marked a copy */
+	/* The changes after version log_base, in order: log[i] makes
+	 * version log_base + 1 + i (so log_base + nlog == version). */
+	uint64_t log_base;
+	struct rs_chg *log;
+	size_t nlog, logcap;
 };
 
 /* A DIRTY reply waiting for its copies to be fenced. */
@@ -111,17 +129,76 @@ rs_init_iods(void)
 		base = (uint64_t)pvfs_now_ns();
 	base = (base >> 2) | 1; /* never 0 (an iod's "none"), room to grow */
 	for (i = 0; i < mgr.niods; i++)
-		rs_iods[i].version = base;
+		rs_iods[i].version = rs_iods[i].log_base = base;
 }
 
-/* The iod's stale set changed: it must learn the new version. */
+/* The iod's set changed as a whole (a rebuild): it gets the whole set. */
 static uint64_t
-rs_bump(uint32_t iod)
+rs_reset(uint32_t iod)
 {
+	struct rs_iod *d;
+
 	rs_init_iods();
-	rs_iods[iod].version++;
+	d = &rs_iods[iod];
+	d->version++;
+	d->log_base = d->mark_version = d->version;
+	d->nlog = 0;
 	mgr_iods_kick(iod);
-	return rs_iods[iod].version;
+	return d->version;
+}
+
+/* One copy on iod marked stale, or fresh (clear): the version that has
+ * it, which the iod must learn. */
+static uint64_t
+rs_change(uint32_t iod, uint64_t ino, uint64_t gen, uint32_t rel,
+    uint32_t copy, int clear)
+{
+	struct rs_iod *d;
+	struct rs_chg *c;
+	size_t cap;
+
+	rs_init_iods();
+	d = &rs_iods[iod];
+	if (d->nlog == RS_LOG_MAX)
+		return rs_reset(iod); /* far behind: the whole set next */
+	if (d->nlog == d->logcap) {
+		cap = d->logcap ? d->logcap * 2 : 64;
+		if ((c = realloc(d->log, cap * sizeof(*c))) == NULL)
+			pvfs_fatal("out of memory (stale set changes)");
+		d->log = c;
+		d->logcap = cap;
+	}
+	c = &d->log[d->nlog++];
+	c->version = ++d->version;
+	c->e.ino = ino;
+	c->e.gen = gen;
+	c->e.rel = rel;
+	c->e.copy = copy;
+	c->clear = clear;
+	if (!clear)
+		d->mark_version = d->version;
+	mgr_iods_kick(iod);
+	return d->version;
+}
+
+/* The iod holds version v: the changes up to it are not needed again. */
+static void
+rs_log_trim(struct rs_iod *d, uint64_t v)
+{
+	size_t n;
+
+	if (v <= d->log_base || v > d->version)
+		return;
+	n = (size_t)(v - d->log_base);
+	memmove(d->log, d->log + n, (d->nlog - n) * sizeof(*d->log));
+	d->nlog -= n;
+	d->log_base = v;
+	if (d->logcap > 1024 && d->nlog < d->logcap / 8) {
+		d->logcap /= 4;
+		d->log = realloc(d->log, d->logcap * sizeof(*d->log));
+		if (d->log == NULL)
+			pvfs_fatal("out of memory (stale set changes)");
+	}
 }
 
 /* HELLOs sent from now on name the new version, which grants no lease
@@ -214,12 +291,20 @@ mgr_resync_conn_gone(struct mgr_conn *c)
 void
 mgr_resync_iod_acked(uint32_t index, uint64_t version)
 {
+	struct rs_iod *d;
+
 	rs_init_iods();
 	if (index >= mgr.niods)
 		return;
-	if (rs_iods[index].acked != version)
-		rs_iods[index].acked_ms = pvfs_mono_ms();
-	rs_iods[index].acked = version;
+	d = &rs_iods[index];
+	/* A copy it marked stale in this second refuses resync capabilities
+	 * minted in it: its jobs wait (RS_SETTLE_MS).  Clears (a rebuild's
+	 * stream of them) make none wait. */
+	if (d->acked != version && (d->acked < d->mark_version ||
+	    d->acked < d->log_base || d->acked > d->version))
+		d->acked_ms = pvfs_mono_ms();
+	d->acked = version;
+	rs_log_trim(&rs_iods[index], version);
 	if (version != rs_iods[index].version)
 		mgr_iods_kick(index); /* a restarted iod: send it the set */
 	rs_check_waits();
@@ -243,6 +328,13 @@ mgr_resync_version(uint32_t index)
 	return index < mgr.niods ? rs_iods[index].version : 0;
 }
 
+uint64_t
+mgr_resync_acked(uint32_t index)
+{
+	rs_init_iods();
+	return index < mgr.niods ? rs_iods[index].acked : 0;
+}
+
 /* ---- the stale set as IOD_STALE frames ---- */
 
 struct rs_enc {
@@ -257,6 +349,7 @@ rs_enc_flush(struct rs_enc *e, int last)
 {
 	e->q.flags = (e->frames == 0 ? PVFS_STALE_SET : 0) |
 	    (last ? PVFS_STALE_END : 0);
+	e->q.base = 0;
 	e->q.ents = e->ents;
 	pvfs_frame_encode(e->out, PVFS_IOD_STALE, e->reqid + e->frames, 0, 0,
 	    &e->q);
@@ -282,21 +375,60 @@ rs_enc_one(const struct mgr_stale *st, void *arg)
 	return 0;
 }
 
-uint32_t
-mgr_resync_encode_set(uint32_t index, struct pvfs_buf *out, uint32_t reqid)
+/* The changes after version from as IOD_STALE changes: a frame holds a
+ * run of marks or of clears, and names the version before and after it. */
+static void
+rs_enc_changes(struct rs_enc *e, const struct rs_iod *d, uint64_t from)
 {
+	size_t i = (size_t)(from - d->log_base);
+
+	e->q.base = from;
+	for (; i < d->nlog; i++) {
+		if (e->q.n == PVFS_STALE_MAX || (e->q.n > 0 &&
+		    (e->q.flags != 0) != d->log[i].clear)) {
+			e->q.ents = e->ents;
+			pvfs_frame_encode(e->out, PVFS_IOD_STALE, e->reqid +
+			    e->frames++, 0, 0, &e->q);
+			e->q.base = e->q.version;
+			e->q.n = 0;
+		}
+		e->q.flags = d->log[i].clear ? PVFS_STALE_CLEAR : 0;
+		e->q.version = d->log[i].version;
+		e->ents[e->q.n++] = d->log[i].e;
+	}
+	e->q.ents = e->ents;
+	pvfs_frame_encode(e->out, PVFS_IOD_STALE, e->reqid + e->frames++, 0, 0,
+	    &e->q);
+}
+
+uint32_t
+mgr_resync_encode_update(uint32_t index, uint64_t from, int whole_ok,
+    struct pvfs_buf *out, uint32_t reqid)
+{
+	const struct rs_iod *d;
 	struct rs_enc *e;
 	uint32_t n;
 
+	rs_init_iods();
+	d = &rs_iods[index];
+	if (from == d->version)
+		return 0;
+	if ((from == 0 || from < d->log_base || from > d->version) &&
+	    !whole_ok)
+		return 0;
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		pvfs_fatal("out of memory (stale set)");
 	e->iod = index;
 	e->reqid = reqid;
 	e->out = out;
 	mgr_cap_mint(0, 0, PVFS_R_MIRROR, NULL, &e->q.cap);
-	e->q.version = mgr_resync_version(index);
-	mgr_mirror_walk(rs_enc_one, e);
-	rs_enc_flush(e, 1);
+	if (from != 0 && from >= d->log_base && from < d->version)
+		rs_enc_changes(e, d, from);
+	else {
+		e->q.version = d->version;
+		mgr_mirror_walk(rs_enc_one, e);
+		rs_enc_flush(e, 1);
+	}
 	n = e->frames;
 	free(e);
 	return n;
@@ -358,10 +490,9 @@ mgr_resync_dirty_op(struct mgr_conn *c, void *rq, void *rp)
 		r.dgen = mgr_mirror_next_dgen(r.ino, r.gen, r.rel, r.copy);
 		mgr_journal_log(&r);
 		iod = mgr_mirror_iod(&in->dist, r.rel, r.copy);
-		if (w->need[iod] == 0) {
+		if (w->need[iod] == 0)
 			w->bound[iod] = rs_lease_bound(iod);
-			w->need[iod] = rs_bump(iod);
-		}
+		w->need[iod] = rs_change(iod, r.ino, r.gen, r.rel, r.copy, 0);
 	}
 	rs_reports++;
 	w->c = c;
@@ -468,16 +599,25 @@ rs_job_release(struct mgr_conn *c)
 
 /* Can copy o (stale itself, or NULL: fresh) give st its ranges?  When
  * both copies missed writes (each lost its iod in turn), o serves if
- * what it misses is none of what st misses. */
-static int
-rs_source_ok(const struct mgr_stale *st, const struct mgr_stale *o)
+ * what it misses is none of what st misses, or if every write o missed
+ * came before every write st missed (DIRTY records are ordered by their
+ * generations): o took the later writes, so it holds the newest bytes of
+ * st's ranges, whether its own misses meet them, or o is stale as a
+ * whole.  st itself must be stale by ranges (a copy that missed a
+ * truncate may differ anywhere, where o may miss an older write). */
+int
+mgr_resync_source_ok(const struct mgr_stale *st, const struct mgr_stale *o)
 {
 	const struct pvfs_extent *a, *b;
 	uint32_t i = 0, j = 0;
 
 	if (o == NULL)
 		return 1;
-	if (o->whole || o->size || st->whole || st->size)
+	if (st->whole || st->size)
+		return 0;
+	if (o->dgen < st->dgen0)
+		return 1;
+	if (o->whole || o->size)
 		return 0;
 	a = mgr_mirror_extents(st);
 	b = mgr_mirror_extents(o);
@@ -490,6 +630,18 @@ rs_source_ok(const struct mgr_stale *st, const struct mgr_stale *o)
 			return 0;
 	}
 	return 1;
+}
+
+/* Does the iod hold every stale mark made so far?  (Clears it has not
+ * taken yet do not matter to a job: a resync of a copy it still takes
+ * for stale is what it allows.) */
+static int
+rs_holds_marks(uint32_t iod)
+{
+	const struct rs_iod *d = &rs_iods[iod];
+
+	return d->acked != 0 && d->acked >= d->mark_version &&
+	    d->acked <= d->version;
 }
 
 /* A copy of st's rel that holds what st misses, on an iod that answers
@@ -508,8 +660,8 @@ rs_fresh_copy(const struct mgr_inode *in, const struct mgr_stale *st)
 		o = mgr_mirror_find(st->ino, st->gen, st->rel, k);
 		if (o == NULL)
 			return (int)k;
-		if (best < 0 && rs_iods[iod].acked == rs_iods[iod].version &&
-		    rs_source_ok(st, o))
+		if (best < 0 && rs_holds_marks(iod) &&
+		    mgr_resync_source_ok(st, o))
 			best = (int)k;
 	}
 	return best;
@@ -532,7 +684,7 @@ rs_pick_one(const struct mgr_stale *st, void *arg)
 
 	if (j != NULL && j->until_ms > pvfs_mono_ms())
 		return 0;
-	if (!mgr_iods_ok(iod) || rs_iods[iod].acked != rs_iods[iod].version ||
+	if (!mgr_iods_ok(iod) || !rs_holds_marks(iod) ||
 	    pvfs_mono_ms() - rs_iods[iod].acked_ms < RS_SETTLE_MS)
 		return 0;
 	if ((p->from = rs_fresh_copy(in, st)) < 0)
@@ -562,7 +714,9 @@ rs_next(struct mgr_conn *c, struct pvfs_mgr_resync_rep *rep)
 	rep->from = (uint32_t)p.from;
 	rep->dgen = st->dgen;
 	rep->flags = (st->whole ? PVFS_RESYNC_WHOLE : 0) |
-	    (st->size ? PVFS_RESYNC_SIZE : 0);
+	    (st->size ? PVFS_RESYNC_SIZE : 0) |
+	    (mgr_mirror_find(st->ino, st->gen, st->rel, (uint32_t)p.from) !=
+	    NULL ? PVFS_RESYNC_STALE_FROM : 0);
 	rep->next = st->next;
 	if (st->next > 0) /* a whole copy has no ranges (and no array) */
 		memcpy(rs_exts, mgr_mirror_extents(st),
@@ -605,53 +759,16 @@ rs_done(const struct pvfs_mgr_resync_req *q, int ok)
 	r.copy = q->copy;
 	r.dgen = q->dgen;
 	mgr_journal_log(&r);
-	rs_bump(mgr_mirror_iod(&in->dist, q->rel, q->copy));
+	rs_change(mgr_mirror_iod(&in->dist, q->rel, q->copy), q->ino, q->gen,
+	    q->rel, q->copy, 1);
 	return 0;
 }
 
-/* The counts every answer carries. */
-struct rs_counts {
-	struct pvfs_mgr_resync_rep *rep;
-	uint64_t last_ino;
-};
-
-static int
-rs_count_one(const struct mgr_stale *st, void *arg)
-{
-	struct rs_counts *k = arg;
-
-	k->rep->stale++;
-	k->rep->bytes_left += st->bytes;
-	return 0;
-}
-
-/* Distinct files: entries sorted by inode in rs_list would do, but the
- * walk is unordered; count files as inodes with a stale copy 0 .. n-1
- * each seen once by asking for the lowest stale copy of each. */
-static int
-rs_files_one(const struct mgr_stale *st, void *arg)
-{
-	uint64_t *files = arg;
-	uint32_t r, k;
-
-	for (r = 0; r <= st->rel; r++) {
-		for (k = 0; k < (r == st->rel ? st->copy : PVFS_COPIES_MAX); k++) {
-			if (mgr_mirror_find(st->ino, st->gen, r, k) != NULL)
-				return 0; /* counted at that one */
-		}
-	}
-	(*files)++;
-	return 0;
-}
-
+/* The counts every answer carries: kept by mgr-mirror.c as they change. */
 static void
 rs_counts(struct pvfs_mgr_resync_rep *rep)
 {
-	struct rs_counts k = { rep, 0 };
-
-	rep->stale = rep->bytes_left = rep->degraded = 0;
-	mgr_mirror_walk(rs_count_one, &k);
-	mgr_mirror_walk(rs_files_one, &rep->degraded);
+	mgr_mirror_counts(&rep->degraded, &rep->stale, &rep->bytes_left);
 	rep->jobs = rs_jobs_done;
 	rep->bytes_done = rs_bytes_done;
 	rep->dirty_reports = rs_reports;
@@ -780,7 +897,7 @@ rs_rebuild(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
 	r.rel = q->index;
 	r.time = pvfs_now_ns();
 	mgr_journal_log(&r);
-	rs_bump(q->index);
+	rs_reset(q->index);
 	rep->list = rs_wire;
 	rep->eof = 1;
 	mgr_ns_walk(rs_lost_one, &l);
@@ -990,6 +1107,7 @@ void
 mgr_resync_stop(void)
 {
 	struct rs_wait *w;
+	uint32_t i;
 
 	if (rs_loop != NULL) {
 		ev_timer_stop(rs_loop, &rs_timer);
@@ -1001,6 +1119,8 @@ mgr_resync_stop(void)
 	rs_pid = 0;
 	while ((w = TAILQ_FIRST(&rs_waits)) != NULL)
 		rs_wait_free(w);
+	for (i = 0; rs_iods != NULL && i < mgr.niods; i++)
+		free(rs_iods[i].log);
 	free(rs_iods);
 	free(rs_jobs);
 	rs_iods = NULL;

@@ -411,6 +411,8 @@ struct mgr_stale {
 	uint64_t ino, gen;
 	uint32_t rel, copy;
 	uint64_t dgen;          /* DIRTY records applied: a job's check */
+	uint64_t dgen0;         /* the first since it became stale: every
+				 * write it missed came after it (ordering) */
 	uint32_t next;          /* ranges (mgr_mirror_extents) */
 	uint64_t bytes;         /* their sum */
 	uint8_t whole, size;
@@ -432,10 +434,17 @@ int mgr_mirror_walk(int (*fn)(const struct mgr_stale *, void *), void *arg);
 int mgr_mirror_snap_walk(int (*fn)(const struct mgr_rec *, void *),
     void *arg);
 uint64_t mgr_mirror_count(void);
+void mgr_mirror_counts(uint64_t *files, uint64_t *copies, uint64_t *bytes);
+/* A freed file's stale copies go. */
+void mgr_mirror_forget(uint64_t ino, uint64_t gen, uint32_t pcount,
+    uint32_t copies);
 
 /* ---- mgr-resync.c: dirty reports, fencing, resync jobs ---- */
 int mgr_resync_dirty_op(struct mgr_conn *c, void *req, void *rep);
 int mgr_resync_op(struct mgr_conn *c, void *req, void *rep);
+/* May stale copy o (NULL: a fresh one) be st's resync source? */
+int mgr_resync_source_ok(const struct mgr_stale *st,
+    const struct mgr_stale *o);
 void mgr_resync_conn_gone(struct mgr_conn *c);
 /* mgr-iods.c's news: iod index holds stale set version (after a HELLO),
  * or refused a connection. */
@@ -444,11 +453,14 @@ void mgr_resync_iod_refused(uint32_t index);
 /* Iod index answered with a new data directory: REBUILD journaled (and
  * committed) as pvfs-resync --rebuild does. */
 void mgr_resync_rebuild_auto(uint32_t index);
-/* For mgr-iods.c: the iod's stale set version, and its set as IOD_STALE
- * frames appended to out (their number). */
+/* For mgr-iods.c: the iod's stale set version, the one it last reported,
+ * and IOD_STALE frames appended to out (their number) that bring an iod
+ * holding version from to the current one: the changes since from, else
+ * (whole_ok) the whole set, else nothing. */
 uint64_t mgr_resync_version(uint32_t index);
-uint32_t mgr_resync_encode_set(uint32_t index, struct pvfs_buf *out,
-    uint32_t reqid);
+uint64_t mgr_resync_acked(uint32_t index);
+uint32_t mgr_resync_encode_update(uint32_t index, uint64_t from,
+    int whole_ok, struct pvfs_buf *out, uint32_t reqid);
 /* cmd: the worker (NULL: pvfs-resync beside pvfs-mgr; "": none); sock:
  * the mgr's Unix socket, NULL if none. */
 void mgr_resync_start(struct ev_loop *loop, const char *cmd,

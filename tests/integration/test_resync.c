@@ -502,6 +502,91 @@ test_stale_source_no_shrink(void **state)
 	}
 }
 
+/* IOD_TRUNCATE of copy k of rel 0 to logical length len. */
+static void
+truncate_copy(const struct pvfs_cap *cap, uint32_t k, uint64_t len)
+{
+	struct pvfs_iod_truncate_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.cap = *cap;
+	req.rel = 0;
+	req.copy = k;
+	req.length = len;
+	assert_int_equal(call(iod_name(copy_iod(&cap->dist, 0, k)),
+	    PVFS_IOD_TRUNCATE, &req, NULL), 0);
+}
+
+/* Finding 8: copy 1 misses a write (or, trunc, a truncate and then a
+ * write) while iod1 is down; iod1 back, iod0 down before the resync
+ * could run, copy 0 misses a later write that overlaps the first.  Both
+ * copies are stale where they meet: the one that took the later write
+ * (copy 1) is the source for copy 0's range, then copy 1 is made fresh
+ * from copy 0.  Both end the same on disk and equal to the shadow (buf:
+ * every write applied in order). */
+static void
+both_overlap(const char *path, int trunc)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_dirty_wire e;
+	struct pvfs_mgr_resync_rep rep;
+	uint32_t half, q;
+	struct rng r;
+
+	rng_init(&r, path);
+	create_mirrored(path, 2, &f);
+	half = f.cap.dist.ssize / 2; /* rel 0: copy 0 on iod 0, copy 1 on 1 */
+	q = half / 2;
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	if (trunc) {
+		/* cut to q on copy 0 only, then [0, half) written there */
+		truncate_copy(&f.cap, 0, q);
+		memset(buf + q, 0, sizeof(buf) - q);
+		e = (struct pvfs_dirty_wire){ 0, 1, 0, 0 };
+		assert_int_equal(dirty(&f.cap, &e, 1), 0);
+	}
+	rng_fill(&r, buf, half);
+	assert_int_equal(write_range(&f.cap, 0, 0, 0, half), 0);
+	e = (struct pvfs_dirty_wire){ 0, 1, 0, half };
+	assert_int_equal(dirty(&f.cap, &e, 1), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(cluster_kill(&c, "iod0", SIGKILL), 0);
+	rng_fill(&r, buf + q, half);
+	assert_int_equal(write_range(&f.cap, 0, 1, q, half), 0);
+	e = (struct pvfs_dirty_wire){ 0, 0, q, half };
+	assert_int_equal(dirty(&f.cap, &e, 1), 0);
+	/* both copies of rel 0 stale now, where they meet */
+	resync_status(&rep);
+	assert_int_equal(rep.stale, 2); /* no resync ran in between */
+	assert_int_equal(cluster_start_again(&c), 0);
+	if (wait_clean(30) != 0)
+		fail_msg("%s: copies stale where they overlap never resynced",
+		    path);
+	assert_copies_identical(&f);
+	memset(got, 0, sizeof(got));
+	assert_int_equal(read_copy(&f.cap, 0, 0), 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+	memset(got, 0, sizeof(got));
+	assert_int_equal(read_copy(&f.cap, 0, 1), 0);
+	assert_true(share_equal(&f.cap.dist, 0));
+}
+
+static void
+test_both_overlap(void **state)
+{
+	(void)state;
+	both_overlap("/ov", 0);
+}
+
+static void
+test_both_overlap_truncated(void **state)
+{
+	(void)state;
+	both_overlap("/ovt", 1);
+}
+
 /* Finding 7: jobs whose source cannot be read (the fresh copies' stripe
  * files made directories behind iod0's back: EISDIR) fail again and
  * again; they must not keep the job of another file from being done.
@@ -992,6 +1077,8 @@ main(void)
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_both_missed),
 		cmocka_unit_test(test_stale_source_no_shrink),
+		cmocka_unit_test(test_both_overlap),
+		cmocka_unit_test(test_both_overlap_truncated),
 		cmocka_unit_test(test_failing_job),
 		cmocka_unit_test(test_mgr_killed),
 		cmocka_unit_test(test_fresh_lost),

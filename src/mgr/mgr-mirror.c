@@ -35,11 +35,16 @@ struct mm_copy {
 };
 
 /* A file with stale copies: how many, so that the counts every
- * MGR_RESYNC answer carries are kept as they change, not walked. */
+ * MGR_RESYNC answer carries are kept as they change, not walked; and in
+ * a skip list by inode, so that a LIST page starts where the last ended
+ * (mgr_mirror_next_file) instead of sorting them all. */
+#define MM_SKIP_MAX 24
 struct mm_file {
 	struct mm_file *hnext;
 	uint64_t ino;
 	uint32_t n;
+	uint32_t level;
+	struct mm_file *fwd[];  /* level of them */
 };
 
 static struct mm_copy **mm_tab;
@@ -47,6 +52,9 @@ static size_t mm_nhash;
 static struct mm_file **mm_ftab;
 static size_t mm_nfhash;
 static uint64_t mm_count, mm_files, mm_bytes_all;
+static struct mm_file *mm_skip[MM_SKIP_MAX]; /* the skip list's head */
+static uint32_t mm_skip_level = 1;
+static uint64_t mm_skip_rand = 0x2545f4914f6cdd1dull;
 static uint64_t mm_dgen;      /* the highest dirty generation applied */
 
 static size_t
@@ -105,30 +113,95 @@ mm_grow(void)
 	}
 }
 
+/* The last node of each level before inode ino (NULL: the head). */
+static void
+mm_skip_find(uint64_t ino, struct mm_file **upd)
+{
+	struct mm_file *x = NULL, *nx;
+	uint32_t i = mm_skip_level;
+
+	while (i-- > 0) {
+		while ((nx = x == NULL ? mm_skip[i] : x->fwd[i]) != NULL &&
+		    nx->ino < ino)
+			x = nx;
+		upd[i] = x;
+	}
+}
+
+static void
+mm_skip_link(struct mm_file *f, int in)
+{
+	struct mm_file *upd[MM_SKIP_MAX], **pp;
+	uint32_t i;
+
+	mm_skip_find(f->ino, upd);
+	for (i = 0; i < f->level; i++) {
+		if (i >= mm_skip_level)
+			upd[i] = NULL; /* a new level starts at the head */
+		pp = upd[i] == NULL ? &mm_skip[i] : &upd[i]->fwd[i];
+		if (in) {
+			f->fwd[i] = *pp;
+			*pp = f;
+		} else if (*pp == f)
+			*pp = f->fwd[i];
+	}
+	if (in && f->level > mm_skip_level)
+		mm_skip_level = f->level;
+}
+
 /* A stale copy of file ino more (d 1) or less (d -1). */
 static void
 mm_file_count(uint64_t ino, int d)
 {
 	struct mm_file **pp = &mm_ftab[mm_fhash(ino)], *f;
+	uint32_t level = 1;
+	uint64_t x;
 
 	while (*pp != NULL && (*pp)->ino != ino)
 		pp = &(*pp)->hnext;
 	if ((f = *pp) == NULL) {
 		if (d < 0)
 			return;
-		if ((f = calloc(1, sizeof(*f))) == NULL)
+		x = mm_skip_rand; /* xorshift: a level per node, p = 1/4 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		mm_skip_rand = x;
+		while (level < MM_SKIP_MAX && (x & 3) == 0) {
+			level++;
+			x >>= 2;
+		}
+		if ((f = calloc(1, sizeof(*f) + level * sizeof(f->fwd[0]))) ==
+		    NULL)
 			pvfs_fatal("out of memory (stale copies)");
 		f->ino = ino;
+		f->level = level;
 		*pp = f;
+		mm_skip_link(f, 1);
 		mm_files++;
 	}
 	if (d > 0)
 		f->n++;
 	else if (--f->n == 0) {
 		*pp = f->hnext;
+		mm_skip_link(f, 0);
 		free(f);
 		mm_files--;
 	}
+}
+
+/* The lowest inode above after with a stale copy, 0 if none: LIST's
+ * cursor, O(log files). */
+uint64_t
+mgr_mirror_next_file(uint64_t after)
+{
+	struct mm_file *upd[MM_SKIP_MAX], *f;
+
+	if (after == UINT64_MAX)
+		return 0;
+	mm_skip_find(after + 1, upd);
+	f = upd[0] == NULL ? mm_skip[0] : upd[0]->fwd[0];
+	return f != NULL ? f->ino : 0;
 }
 
 /* Copy k of relative position rel: iod (base + rel + k * mshift) mod N. */

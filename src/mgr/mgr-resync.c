@@ -774,78 +774,53 @@ rs_counts(struct pvfs_mgr_resync_rep *rep)
 	rep->dirty_reports = rs_reports;
 }
 
-static int
-rs_cmp_wire(const void *a, const void *b)
-{
-	const struct pvfs_stale_wire *x = a, *y = b;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	if (x->rel != y->rel)
-		return x->rel < y->rel ? -1 : 1;
-	return x->copy < y->copy ? -1 : x->copy > y->copy;
-}
-
-struct rs_lister {
-	uint64_t after;
-	uint32_t n;
-	uint64_t cut;           /* the lowest inode left out for room */
-	struct pvfs_stale_wire *all;
-	size_t nall, cap;
-};
-
-static int
-rs_list_one(const struct mgr_stale *st, void *arg)
-{
-	struct rs_lister *l = arg;
-	const struct mgr_inode *in = mgr_ns_get(st->ino);
-	struct pvfs_stale_wire *w;
-
-	if (st->ino <= l->after)
-		return 0;
-	if (l->nall == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 256;
-		if ((w = realloc(l->all, l->cap * sizeof(*w))) == NULL)
-			pvfs_fatal("out of memory (degraded list)");
-		l->all = w;
-	}
-	w = &l->all[l->nall++];
-	memset(w, 0, sizeof(*w));
-	w->ino = st->ino;
-	w->gen = st->gen;
-	w->rel = st->rel;
-	w->copy = st->copy;
-	w->iod = mgr_mirror_iod(&in->dist, st->rel, st->copy);
-	w->bytes = st->bytes;
-	w->flags = (st->whole ? PVFS_RESYNC_WHOLE : 0) |
-	    (st->size ? PVFS_RESYNC_SIZE : 0);
-	return 0;
-}
-
-/* The stale copies after q->after, whole files only, in inode order. */
+/* The stale copies after q->after, whole files only, in inode order (a
+ * file is never split across answers, unless it alone has more than an
+ * answer holds): from the cursor, one page's files, not all of them. */
 static int
 rs_list(const struct pvfs_mgr_resync_req *q, struct pvfs_mgr_resync_rep *rep)
 {
-	struct rs_lister l;
-	size_t n;
+	const struct mgr_inode *in;
+	const struct mgr_stale *st;
+	struct pvfs_stale_wire *w;
+	uint64_t ino = q->after;
+	uint32_t n = 0, rel, k, copies;
 
-	memset(&l, 0, sizeof(l));
-	l.after = q->after;
-	mgr_mirror_walk(rs_list_one, &l);
-	qsort(l.all, l.nall, sizeof(*l.all), rs_cmp_wire);
-	n = l.nall;
 	rep->eof = 1;
-	if (n > PVFS_RESYNC_LIST_MAX) {
-		n = PVFS_RESYNC_LIST_MAX;
-		while (n > 1 && l.all[n].ino == l.all[n - 1].ino)
-			n--; /* a file is never split across answers */
-		rep->eof = 0;
-	}
-	if (n > 0)
-		memcpy(rs_wire, l.all, n * sizeof(*rs_wire));
-	rep->n = (uint32_t)n;
+	rep->n = 0;
 	rep->list = rs_wire;
-	free(l.all);
+	while ((ino = mgr_mirror_next_file(ino)) != 0) {
+		if ((in = mgr_ns_get(ino)) == NULL || !MGR_IS_REG(in))
+			continue;
+		copies = mgr_mirror_copies(&in->dist);
+		for (rel = 0; rel < in->dist.pcount; rel++) {
+			for (k = 0; k < copies; k++) {
+				if ((st = mgr_mirror_find(ino, in->gen, rel,
+				    k)) == NULL)
+					continue;
+				if (n == PVFS_RESYNC_LIST_MAX) {
+					rep->eof = 0;
+					/* this file comes whole in the next,
+					 * unless it alone fills one: cut */
+					if (rep->n == 0)
+						rep->n = n;
+					return 0;
+				}
+				w = &rs_wire[n++];
+				memset(w, 0, sizeof(*w));
+				w->ino = st->ino;
+				w->gen = st->gen;
+				w->rel = st->rel;
+				w->copy = st->copy;
+				w->iod = mgr_mirror_iod(&in->dist, rel, k);
+				w->bytes = st->bytes;
+				w->flags = (st->whole ? PVFS_RESYNC_WHOLE : 0) |
+				    (st->size ? PVFS_RESYNC_SIZE : 0);
+			}
+		}
+		rep->n = n; /* whole files so far */
+	}
+	rep->n = n;
 	return 0;
 }
 

@@ -435,6 +435,8 @@ int mgr_mirror_snap_walk(int (*fn)(const struct mgr_rec *, void *),
     void *arg);
 uint64_t mgr_mirror_count(void);
 void mgr_mirror_counts(uint64_t *files, uint64_t *copies, uint64_t *bytes);
+/* The lowest inode above after with a stale copy (0: none). */
+uint64_t mgr_mirror_next_file(uint64_t after);
 /* A freed file's stale copies go. */
 void mgr_mirror_forget(uint64_t ino, uint64_t gen, uint32_t pcount,
     uint32_t copies);

@@ -188,8 +188,11 @@ read_copy(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 		assert_true(rep.stream_len <= sizeof(share));
 		assert_int_equal(raw_read(fd, share, rep.stream_len), 0);
 		pvfs_stripe_iter_init(&it, &req.pat, d->pcount, d->ssize, rel);
+		/* a copy shorter than the share: only what came (got's
+		 * zeros stand for the rest) */
 		while (pvfs_stripe_iter_next(&it, &p) && n < rep.stream_len) {
-			memcpy(got + p.logical, share + n, p.len);
+			memcpy(got + p.logical, share + n, p.len <
+			    rep.stream_len - n ? p.len : rep.stream_len - n);
 			n += p.len;
 		}
 	}
@@ -530,7 +533,7 @@ both_overlap(const char *path, int trunc)
 	struct pvfs_mgr_attrcap_rep f;
 	struct pvfs_dirty_wire e;
 	struct pvfs_mgr_resync_rep rep;
-	uint32_t half, q;
+	uint32_t half, q, i, k;
 	struct rng r;
 
 	rng_init(&r, path);
@@ -565,26 +568,29 @@ both_overlap(const char *path, int trunc)
 		fail_msg("%s: copies stale where they overlap never resynced",
 		    path);
 	assert_copies_identical(&f);
-	memset(got, 0, sizeof(got));
-	assert_int_equal(read_copy(&f.cap, 0, 0), 0);
-	assert_true(share_equal(&f.cap.dist, 0));
-	memset(got, 0, sizeof(got));
-	assert_int_equal(read_copy(&f.cap, 0, 1), 0);
-	assert_true(share_equal(&f.cap.dist, 0));
+	for (k = 0; k < 2; k++) {
+		memset(got, 0, sizeof(got));
+		assert_int_equal(read_copy(&f.cap, 0, k), 0);
+		for (i = 0; i < SPAN && got[i] == buf[i]; i++)
+			;
+		if (!share_equal(&f.cap.dist, 0))
+			fail_msg("%s: copy %u differs from the shadow at logical "
+			    "%u (q %u, half %u)", path, k, i, q, half);
+	}
 }
 
 static void
 test_both_overlap(void **state)
 {
 	(void)state;
-	both_overlap("/ov", 0);
+	both_overlap("/ol", 0);
 }
 
 static void
 test_both_overlap_truncated(void **state)
 {
 	(void)state;
-	both_overlap("/ovt", 1);
+	both_overlap("/olt", 1);
 }
 
 /* Finding 7: jobs whose source cannot be read (the fresh copies' stripe
@@ -1091,5 +1097,7 @@ main(void)
 	};
 
 	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);
+	if (getenv("PVFS_TEST_ONLY") != NULL) /* a pattern: one test by hand */
+		cmocka_set_test_filter(getenv("PVFS_TEST_ONLY"));
 	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

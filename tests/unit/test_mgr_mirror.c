@@ -466,6 +466,56 @@ test_replay(void **state_)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* LIST pages (mgr-resync.c) from a cursor: every stale copy once, in
+ * inode order, a file never split across pages; a freed file's copies
+ * gone from the list and the counts. */
+static void
+test_list_pages(void **state)
+{
+	enum { NFILES = 700 };
+	struct pvfs_mgr_resync_req q;
+	struct pvfs_mgr_resync_rep rep;
+	struct mgr_inode *in;
+	char path[32];
+	uint64_t last = 0, seen = 0, gone;
+	uint32_t i, pages = 0;
+
+	(void)state;
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "/l%u", i);
+		in = mirrored(path);
+		assert_int_equal(dirty(in, 2, 0, 0, 0), 0);
+		assert_int_equal(dirty(in, 0, 1, 0, 10), 0);
+	}
+	gone = mt_get("/l5")->ino;
+	assert_int_equal(mt_unlink("/l5"), 0);
+	memset(&q, 0, sizeof(q));
+	q.cred.uid = (uint32_t)geteuid();
+	q.what = PVFS_RESYNC_LIST;
+	do {
+		memset(&rep, 0, sizeof(rep));
+		assert_int_equal(mgr_resync_op(NULL, &q, &rep), 0);
+		assert_int_equal(rep.n % 2, 0); /* whole files */
+		assert_true(rep.n > 0);
+		for (i = 0; i < rep.n; i++) {
+			assert_true(rep.list[i].ino > last ||
+			    (rep.list[i].ino == last && i % 2 == 1));
+			assert_true(rep.list[i].ino != gone);
+			assert_int_equal(rep.list[i].rel, i % 2 == 0 ? 0 : 2);
+			last = rep.list[i].ino;
+		}
+		seen += rep.n;
+		q.after = last;
+		pages++;
+	} while (!rep.eof);
+	assert_int_equal(seen, 2 * (NFILES - 1));
+	assert_int_equal(pages, 2);
+	assert_int_equal(rep.degraded, NFILES - 1);
+	assert_int_equal(rep.stale, 2 * (NFILES - 1));
+	assert_int_equal(rep.bytes_left, 10 * (NFILES - 1));
+	mgr_resync_stop();
+}
+
 /* ---- the stale set's transport (mgr-resync.c) ---- */
 
 /* Decode the IOD_STALE frames in b: entries in all, the last frame's
@@ -646,6 +696,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_pages, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_set_changes, setup,
 		    teardown),
 	};

@@ -696,12 +696,12 @@ struct pvfs_iod_hello_rep {
 
 /* STALE: mgr -> iod, over the mgr's HELLO connection, cap a PVFS_R_MIRROR
  * capability for inode 0.  With PVFS_STALE_SET the entries of this and
- * the following messages up to one with PVFS_STALE_END are the iod's
- * whole stale set (copies it kept that are not listed are fresh);
- * otherwise the message is a change (version 10): it marks its entries
- * stale, or fresh with PVFS_STALE_CLEAR, and applies only to an iod that
- * holds set version base (else ESTALE, nothing changes), which keeps its
- * lease meanwhile.  version: the mgr's version of the iod's set after
+ * the following messages (base 0) up to one with PVFS_STALE_END are the
+ * iod's whole stale set (copies it kept that are not listed are fresh).
+ * A message with base != 0 (never with SET or END) is a change (version
+ * 10): it marks its entries stale, or fresh with PVFS_STALE_CLEAR, and
+ * applies only to an iod that holds set version base, whole (else
+ * ESTALE, nothing changes), which keeps its lease meanwhile.  version: the mgr's version of the iod's set after
  * this message; a HELLO grants the mirror lease only to an iod that holds
  * the version it names.  An iod serves no read of a mirrored file's copy
  * without the lease or that is stale (ENODATA), and keeps the ranges

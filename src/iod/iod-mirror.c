@@ -166,12 +166,12 @@ iod_mirror_stale(struct iod_conn *c, union iod_req *req, union iod_rep *rep)
 	}
 	if (r->flags & ~(PVFS_STALE_SET | PVFS_STALE_END | PVFS_STALE_CLEAR))
 		return EINVAL;
-	if (!(r->flags & PVFS_STALE_SET) && !im_in_set) {
-		/* A change: only on top of the version it was made from.  The
-		 * lease stays: the set gains marks not answered for yet, or
-		 * loses copies the mgr made fresh. */
-		if (im_version == 0 || r->base != im_version || r->flags &
-		    PVFS_STALE_END)
+	if (!(r->flags & PVFS_STALE_SET) && r->base != 0) {
+		/* A change: only on top of the version it was made from (not
+		 * on a set cut short).  The lease stays: the set gains marks
+		 * not answered for yet, or loses copies the mgr made fresh. */
+		if (im_in_set || im_version == 0 || r->base != im_version ||
+		    r->flags & PVFS_STALE_END)
 			return ESTALE;
 		for (i = 0; i < r->n; i++)
 			im_mark(&r->ents[i], r->flags);

@@ -544,6 +544,33 @@ mgr_mirror_walk(int (*fn)(const struct mgr_stale *, void *), void *arg)
 	return 0;
 }
 
+/* The same, from bucket *cursor round to it, leaving *cursor after the
+ * bucket where fn said stop: successive searches (a resync's next job)
+ * go on where the last ended, instead of passing the same cleaned
+ * buckets each time, and take the copies in turn. */
+int
+mgr_mirror_walk_from(size_t *cursor, int (*fn)(const struct mgr_stale *,
+    void *), void *arg)
+{
+	struct mm_copy *m, *next;
+	size_t i, h;
+	int rc;
+
+	for (i = 0; i < mm_nhash; i++) {
+		h = (*cursor + i) % mm_nhash;
+		for (m = mm_tab[h]; m != NULL; m = next) {
+			next = m->hnext;
+			if (!mm_live(m))
+				continue;
+			if ((rc = fn(&m->st, arg)) != 0) {
+				*cursor = h + 1;
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 struct mm_snap {
 	int (*fn)(const struct mgr_rec *, void *);
 	void *arg;

@@ -104,6 +104,7 @@ static ev_timer rs_timer;
 static struct pvfs_extent rs_exts[PVFS_RESYNC_EXT_MAX];
 static struct pvfs_stale_wire rs_wire[PVFS_RESYNC_LIST_MAX];
 static uint64_t rs_reports, rs_jobs_done, rs_bytes_done;
+static size_t rs_cursor;       /* where the search for a job goes on */
 /* A HELLO of the mgr that ran before may be as recent as our start. */
 static int64_t rs_start_ms;
 
@@ -701,7 +702,7 @@ rs_next(struct mgr_conn *c, struct pvfs_mgr_resync_rep *rep)
 	const struct mgr_stale *st;
 
 	rs_init_iods();
-	if (mgr_mirror_walk(rs_pick_one, &p) == 0) {
+	if (mgr_mirror_walk_from(&rs_cursor, rs_pick_one, &p) == 0) {
 		rep->wait_ms = RS_WAIT_MS;
 		return 0;
 	}
@@ -1004,7 +1005,7 @@ rs_spawn_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	    pvfs_mono_ms() < rs_next_spawn_ms)
 		return;
 	rs_init_iods();
-	if (mgr_mirror_walk(rs_pick_one, &p) != 0)
+	if (mgr_mirror_walk_from(&rs_cursor, rs_pick_one, &p) != 0)
 		rs_spawn();
 }
 

@@ -430,6 +430,9 @@ uint64_t mgr_mirror_next_dgen(uint64_t ino, uint64_t gen, uint32_t rel,
     uint32_t copy);
 /* Every stale copy of a live file (entries of gone files are dropped). */
 int mgr_mirror_walk(int (*fn)(const struct mgr_stale *, void *), void *arg);
+/* ... from bucket *cursor on, round; *cursor moves past where fn stopped. */
+int mgr_mirror_walk_from(size_t *cursor,
+    int (*fn)(const struct mgr_stale *, void *), void *arg);
 /* The state as DIRTY records, for a snapshot. */
 int mgr_mirror_snap_walk(int (*fn)(const struct mgr_rec *, void *),
     void *arg);

@@ -23,7 +23,7 @@ UNIT_TESTS = tests/unit/test_stripe tests/unit/test_proto \
 	tests/unit/test_mgr_record tests/unit/test_mgr_ns \
 	tests/unit/test_mgr_journal tests/unit/test_iod_store \
 	tests/unit/test_mgr_gen \
-	tests/unit/test_mgr_mirror
+	tests/unit/test_mgr_mirror tests/unit/test_iod_mirror
 # ... of a daemon's internals: linked with its convenience library.
 MGR_TEST_LIBS = $(HARNESS) libpvfs-mgr.la libpvfs-daemon.la libpvfs.la $(TEST_LIBS)
 tests_unit_test_mgr_record_LDADD = $(MGR_TEST_LIBS)
@@ -32,6 +32,7 @@ tests_unit_test_mgr_journal_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_mgr_gen_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_mgr_mirror_LDADD = $(MGR_TEST_LIBS)
 tests_unit_test_iod_store_LDADD = $(HARNESS) libpvfs-iod.la libpvfs-daemon.la libpvfs.la $(TEST_LIBS)
+tests_unit_test_iod_mirror_LDADD = $(HARNESS) libpvfs-iod.la libpvfs-daemon.la libpvfs.la $(TEST_LIBS)
 
 # Integration tests: a cluster of real daemons per test.
 INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \

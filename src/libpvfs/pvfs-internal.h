@@ -232,7 +232,8 @@ struct pvfs_file {
 	pthread_mutex_t cap_lock;
 	struct pvfs_cap cap;
 	struct pvfs_file *prev, *next; /* every live file, for fork */
-	int leased;               /* lease.c holds a lease for it */
+	int leased;               /* lease.c holds a lease for it: 2 may write */
+	int wrote;                /* data or size changed through it (atomic) */
 	/* The open's reply when that open created the file, until
 	 * pvfs_file_created_stat takes it (atomic exchange). */
 	struct pvfs_mgr_attrcap_rep *created;
@@ -262,8 +263,10 @@ ssize_t pvfs_file_segs(struct pvfs_file *f, int write,
 /* Host O_* access mode and flags to PVFS_OF_*. */
 uint32_t pvfs_file_wire_flags(int flags);
 /* ---- lease.c: open files outlive their names (doc/design.md) ---- */
-int pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen);
-void pvfs_lease_drop(struct client_fs *fs, uint64_t ino);
+int pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen,
+    int write);
+void pvfs_lease_drop(struct client_fs *fs, uint64_t ino, int write,
+    int clean);
 void pvfs_lease_check(struct client_fs *fs);
 void pvfs_lease_atfork_prepare(void);
 void pvfs_lease_atfork_parent(void);

@@ -16,8 +16,10 @@
  * A lease taken for an open that may write says so (PVFS_LEASE_WRITE):
  * while one is held the mgr does not trust its copy of the size
  * (doc/design.md, "Size at the mgr").  So a writer checks its lease
- * connection before each write (pvfs_lease_check): after a mgr restart
- * its leases are back at the mgr before its data is at the iods.
+ * connection before its writes (pvfs_lease_check_write): after a mgr
+ * restart its leases are back at the mgr within LEASE_WRITE_CHECK_MS of
+ * its first write, well inside the grace in which that mgr trusts no
+ * size.
  */
 #include "config.h"
 
@@ -27,6 +29,8 @@
 #include <unistd.h>
 
 #include "pvfs-internal.h"
+
+#define LEASE_WRITE_CHECK_MS 100
 
 struct lease_ent {
 	struct client_fs *fs;
@@ -40,6 +44,7 @@ static pthread_mutex_t lease_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lease_ent *lease_tab;
 static size_t lease_n, lease_cap;
 static pid_t lease_pid;       /* whose connections fs->lease_conn are */
+static uint32_t lease_forks;  /* forks this process is the child of */
 
 void
 pvfs_lease_atfork_prepare(void)
@@ -57,10 +62,12 @@ pvfs_lease_atfork_parent(void)
 	pthread_mutex_unlock(&lease_lock);
 }
 
-/* The child finds the parent's connections at its next call (lease_pid). */
+/* The child finds the parent's connections at its next call (lease_pid);
+ * its first write checks at once. */
 void
 pvfs_lease_atfork_child(void)
 {
+	lease_forks++;
 	pthread_mutex_unlock(&lease_lock);
 }
 
@@ -255,4 +262,22 @@ pvfs_lease_check(struct client_fs *fs)
 		(void)lease_conn(fs);
 	pthread_mutex_unlock(&lease_lock);
 	errno = saved;
+}
+
+/* Before a write or a truncate: pvfs_lease_check, at most every
+ * LEASE_WRITE_CHECK_MS (a peek costs a system call; small writes come
+ * by the ten thousand a second), and at once in a new child of a fork. */
+void
+pvfs_lease_check_write(struct client_fs *fs)
+{
+	int64_t now = pvfs_mono_ms();
+	uint32_t forks = __atomic_load_n(&lease_forks, __ATOMIC_RELAXED);
+
+	if (now - __atomic_load_n(&fs->lease_write_ms, __ATOMIC_RELAXED) <
+	    LEASE_WRITE_CHECK_MS &&
+	    __atomic_load_n(&fs->lease_write_fork, __ATOMIC_RELAXED) == forks)
+		return;
+	__atomic_store_n(&fs->lease_write_ms, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&fs->lease_write_fork, forks, __ATOMIC_RELAXED);
+	pvfs_lease_check(fs);
 }

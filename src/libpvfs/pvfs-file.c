@@ -559,7 +559,7 @@ pvfs_file_segs(struct pvfs_file *f, int write, const struct pvfs_pattern *seg,
 		/* The mgr learns at close that the size may have changed
 		 * (lease.c), and a new mgr has our leases before the data. */
 		__atomic_store_n(&f->wrote, 1, __ATOMIC_RELEASE);
-		pvfs_lease_check(f->fs);
+		pvfs_lease_check_write(f->fs);
 	}
 	pvfs_file_io(f, &io);
 	n = pfile_segs_io(&io, write, seg, nseg, iov, iovcnt);
@@ -661,7 +661,7 @@ pvfs_file_truncate(struct pvfs_file *f, uint64_t length)
 		return -1;
 	}
 	__atomic_store_n(&f->wrote, 1, __ATOMIC_RELEASE);
-	pvfs_lease_check(f->fs);
+	pvfs_lease_check_write(f->fs);
 	pvfs_file_io(f, &io);
 	rc = pvfs_io_truncate(&io, length);
 	pvfs_file_io_done(f, &io);

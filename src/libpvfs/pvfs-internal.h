@@ -127,6 +127,8 @@ struct client_fs {
 	uint32_t niods;
 	struct conn_pool *iods;
 	struct pvfs_conn *lease_conn; /* lease.c: holds this process's leases */
+	int64_t lease_write_ms;       /* lease.c: a writer last checked it */
+	uint32_t lease_write_fork;    /* lease.c: in which fork's child */
 };
 
 /* Map a path to its file system and the path inside it (written to inner,
@@ -268,6 +270,7 @@ int pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen,
 void pvfs_lease_drop(struct client_fs *fs, uint64_t ino, int write,
     int clean);
 void pvfs_lease_check(struct client_fs *fs);
+void pvfs_lease_check_write(struct client_fs *fs);
 void pvfs_lease_atfork_prepare(void);
 void pvfs_lease_atfork_parent(void);
 void pvfs_lease_atfork_child(void);

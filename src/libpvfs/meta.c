@@ -123,6 +123,13 @@ meta_size_report(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
  * reply has them when it knows them exactly (doc/design.md, "Size at
  * the mgr"), with the data's mtime folded into the attributes. */
 int
+pvfs_meta_size_exact(const struct pvfs_attr *a)
+{
+	return S_ISREG(a->mode) && (a->size_flags & PVFS_SIZE_EXACT) &&
+	    meta_size_at_mgr();
+}
+
+int
 pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st)
 {
@@ -130,8 +137,7 @@ pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	struct pvfs_io_size sz;
 
 	memset(&sz, 0, sizeof(sz));
-	if (S_ISREG(r->attr.mode) && (r->attr.size_flags & PVFS_SIZE_EXACT) &&
-	    meta_size_at_mgr()) {
+	if (pvfs_meta_size_exact(&r->attr)) {
 		sz.size = r->attr.size;
 		sz.blocks = r->attr.blocks;
 	} else if (S_ISREG(r->attr.mode)) {

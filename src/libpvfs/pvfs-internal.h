@@ -340,6 +340,8 @@ pvfs_walk_init(struct pvfs_walk *w, uint16_t op, void *req,
 /* stat of r with a regular file's size already known. */
 void pvfs_meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     const struct pvfs_io_size *sz, struct stat *st);
+/* 1: the mgr's reply has a's regular file's size, blocks and mtime. */
+int pvfs_meta_size_exact(const struct pvfs_attr *a);
 int pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st);
 /* A library setattr as a request (ino and path left zero); -1/EINVAL for

@@ -7,7 +7,9 @@
  * the iods gave.  A writer killed with SIGKILL mid-write: stat equals
  * what the stripe files hold.  Across a mgr restart: the size is right at
  * once, and a writer that had the file open before the restart and
- * writes again after the grace is seen by the next stat.
+ * writes again after the grace is seen by the next stat.  A fork's
+ * child writing through an inherited descriptor after the parent closed
+ * its copy is seen too.
  *
  *   test_size                   the tests
  *   test_size --stat PATH       another client: for each line on stdin,
@@ -381,6 +383,56 @@ test_mgr_restart(void **state)
 	peer_stop(&s, 0);
 }
 
+/* A fork's child writes through the descriptor it inherited after the
+ * parent closed its copy (the parent's lease goes with the grace, clean:
+ * it wrote nothing): the child's first write takes its write lease
+ * before its data goes, so the next stat sees it. */
+static void
+test_fork_child_writes(void **state)
+{
+	static unsigned char buf[SSIZE + 10];
+	char path[PATH_MAX], ch;
+	int go[2], done[2], st, fd;
+	struct peer s;
+	pid_t pid;
+
+	cluster_path(&c, "forked", path);
+	fd = cluster_create(&c, "forked", 0, 0, NIODS, SSIZE);
+	assert_true(fd >= 0);
+	assert_int_equal(pvfs_close(fd), 0);
+	peer_start(&s, "--stat", path);
+	check_settled(&s, 0);
+	fd = pvfs_open(path, O_WRONLY, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	memset(buf, 'f', sizeof(buf));
+	if ((pid = fork()) == 0) {
+		if (read(go[0], &ch, 1) != 1 ||
+		    pvfs_pwrite(fd, buf, sizeof(buf), 3 * SSIZE) !=
+		    (ssize_t)sizeof(buf) || write(done[1], "d", 1) != 1)
+			_exit(1);
+		/* Until the parent has looked: still open here. */
+		if (read(go[0], &ch, 1) != 1)
+			_exit(1);
+		_exit(pvfs_close(fd) == 0 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(pvfs_close(fd), 0);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(read(done[0], &ch, 1), 1);
+	assert_int_equal(peer_stat(&s).size, 3 * SSIZE + (long long)sizeof(buf));
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	check_settled(&s, 3 * SSIZE + (long long)sizeof(buf));
+	peer_stop(&s, 0);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -388,6 +440,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_two_clients),
 		cmocka_unit_test(test_writer_killed),
 		cmocka_unit_test(test_mgr_restart),
+		cmocka_unit_test(test_fork_child_writes),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--stat") == 0)

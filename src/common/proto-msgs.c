@@ -35,6 +35,9 @@ static const struct pvfs_field attr_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, mtime_set_ns),
 	PVFS_FSUB(struct pvfs_attr, dist, dist_f),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, rdev),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_attr, size_flags),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, blocks),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_attr, size_epoch),
 	PVFS_FEND
 };
 
@@ -154,6 +157,7 @@ static const struct pvfs_field mgr_lease_req_f[] = {
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_lease_req, ino),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_lease_req, gen),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_lease_req, hold),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_lease_req, flags),
 	PVFS_FEND
 };
 
@@ -503,6 +507,16 @@ static const struct pvfs_field mgr_mknod_req_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field mgr_size_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_size_req, cred),
+	PVFS_FSUB(struct pvfs_mgr_size_req, cap, cap_f),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_size_req, epoch),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_size_req, size),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_size_req, blocks),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_size_req, mtime_ns),
+	PVFS_FEND
+};
+
 static const struct pvfs_field mgr_modified_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_modified_req, cred),
 	PVFS_FSUB(struct pvfs_mgr_modified_req, cap, cap_f),
@@ -631,6 +645,7 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_LEASE, mgr_lease_req_f, struct pvfs_mgr_lease_req, none_f, struct pvfs_none),
 	MSG(PVFS_MGR_DIRTY, mgr_dirty_req_f, struct pvfs_mgr_dirty_req, none_f, struct pvfs_none),
 	MSG(PVFS_MGR_RESYNC, mgr_resync_req_f, struct pvfs_mgr_resync_req, mgr_resync_rep_f, struct pvfs_mgr_resync_rep),
+	MSG(PVFS_MGR_SIZE, mgr_size_req_f, struct pvfs_mgr_size_req, none_f, struct pvfs_none),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

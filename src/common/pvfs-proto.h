@@ -90,6 +90,7 @@ enum pvfs_op {
 	PVFS_MGR_LEASE,    /* take or drop an open file's lease (open-unlinked files) */
 	PVFS_MGR_DIRTY,    /* a writer's report: copies of a mirrored file missed a write */
 	PVFS_MGR_RESYNC,   /* pvfs-resync: jobs, rebuild, degraded files (admins) */
+	PVFS_MGR_SIZE,     /* a client's report of a file's size from its iods */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -169,7 +170,16 @@ struct pvfs_attr {
 	int64_t mtime_set_ns;
 	struct pvfs_dist dist; /* zero for directories */
 	uint64_t rdev; /* device nodes: Linux's encoding of major, minor; else 0 */
+	/* Regular files (doc/design.md, "Size at the mgr"): with
+	 * PVFS_SIZE_EXACT, size and blocks are the file's, and mtime_ns and
+	 * ctime_ns include its data's mtime: no iod need be asked.  With
+	 * PVFS_SIZE_ASK the mgr takes a MGR_SIZE report naming size_epoch. */
+	uint32_t size_flags;
+	uint64_t blocks;
+	uint64_t size_epoch;
 };
+#define PVFS_SIZE_EXACT 0x1u
+#define PVFS_SIZE_ASK   0x2u
 
 /* Issued by the mgr, verified by each iod: mac = HMAC-SHA256(secret, all
  * fields before mac, encoded as on the wire).  (ino, gen) is the file's
@@ -298,6 +308,17 @@ struct pvfs_mgr_lease_req {
 	struct pvfs_cred cred;
 	uint64_t ino, gen;
 	uint32_t hold;
+	uint32_t flags; /* PVFS_LEASE_* */
+};
+#define PVFS_LEASE_WRITE 0x1u /* the open may write */
+#define PVFS_LEASE_CLEAN 0x2u /* drop: and it changed nothing */
+/* MGR_SIZE: the size, blocks and data mtime read from the iods after a
+ * reply with PVFS_SIZE_ASK and size_epoch; cap: SIZE for the file. */
+struct pvfs_mgr_size_req {
+	struct pvfs_cred cred;
+	struct pvfs_cap cap;
+	uint64_t epoch, size, blocks;
+	int64_t mtime_ns;
 };
 struct pvfs_mgr_readdir_req {
 	struct pvfs_cred cred;

@@ -75,7 +75,7 @@ dir_entry(PVFS_DIR *d, uint64_t ino, uint64_t off, uint8_t type,
 
 /* The sizes of the batch's regular files, from one request to each iod;
  * a file left out (an iod down, a stale capability) is asked alone when
- * it is read, which says why. */
+ * it is read, which says why.  The mgr's exact sizes need no iod. */
 static void
 dir_sizes(PVFS_DIR *d)
 {
@@ -83,7 +83,8 @@ dir_sizes(PVFS_DIR *d)
 	uint32_t i;
 
 	for (i = 0; i < d->pbatch.n; i++)
-		caps[i] = S_ISREG(d->pbatch.ents[i].attr.mode) ?
+		caps[i] = S_ISREG(d->pbatch.ents[i].attr.mode) &&
+		    !pvfs_meta_size_exact(&d->pbatch.ents[i].attr) ?
 		    &d->pbatch.ents[i].cap : NULL;
 	if (pvfs_io_size_list(d->fs, caps, d->pbatch.n, d->psize,
 	    d->psize_ok) != 0)

@@ -12,6 +12,14 @@
  * within the mgr's grace period if it talks to the mgr at all.  A parent
  * drops the leases it shared with a child at fork with that grace too
  * (hold 2), so the child has the time to take its own.
+ *
+ * A lease taken for an open that may write says so (PVFS_LEASE_WRITE):
+ * while one is held the mgr does not trust its copy of the size
+ * (doc/design.md, "Size at the mgr").  So a writer checks its lease
+ * connection before its writes (pvfs_lease_check_write): after a mgr
+ * restart its leases are back at the mgr within LEASE_WRITE_CHECK_MS of
+ * its first write, well inside the grace in which that mgr trusts no
+ * size.
  */
 #include "config.h"
 
@@ -22,10 +30,13 @@
 
 #include "pvfs-internal.h"
 
+#define LEASE_WRITE_CHECK_MS 100
+
 struct lease_ent {
 	struct client_fs *fs;
 	uint64_t ino, gen;
 	uint32_t count;
+	uint32_t wcount;          /* of which may write */
 	int shared;               /* held at a fork: a child holds it too */
 };
 
@@ -33,6 +44,7 @@ static pthread_mutex_t lease_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lease_ent *lease_tab;
 static size_t lease_n, lease_cap;
 static pid_t lease_pid;       /* whose connections fs->lease_conn are */
+static uint32_t lease_forks;  /* forks this process is the child of */
 
 void
 pvfs_lease_atfork_prepare(void)
@@ -50,10 +62,12 @@ pvfs_lease_atfork_parent(void)
 	pthread_mutex_unlock(&lease_lock);
 }
 
-/* The child finds the parent's connections at its next call (lease_pid). */
+/* The child finds the parent's connections at its next call (lease_pid);
+ * its first write checks at once. */
 void
 pvfs_lease_atfork_child(void)
 {
+	lease_forks++;
 	pthread_mutex_unlock(&lease_lock);
 }
 
@@ -90,7 +104,8 @@ lease_remove(struct lease_ent *e)
 /* One LEASE on fs's connection: 0, 1 (the mgr said no: errno), or -1
  * (the connection failed). */
 static int
-lease_send(struct client_fs *fs, uint64_t ino, uint64_t gen, uint32_t hold)
+lease_send(struct client_fs *fs, uint64_t ino, uint64_t gen, uint32_t hold,
+    uint32_t flags)
 {
 	struct pvfs_mgr_lease_req req;
 	struct pvfs_none rep;
@@ -100,6 +115,7 @@ lease_send(struct client_fs *fs, uint64_t ino, uint64_t gen, uint32_t hold)
 	req.ino = ino;
 	req.gen = gen;
 	req.hold = hold;
+	req.flags = flags;
 	return pvfs_conn_call(fs->lease_conn->fd, PVFS_MGR_LEASE, &req, &rep,
 	    fs->timeout_ms);
 }
@@ -144,7 +160,8 @@ lease_conn(struct client_fs *fs)
 		if (e->fs != fs)
 			continue;
 		for (k = 0; k < e->count; k++) {
-			if ((rc = lease_send(fs, e->ino, e->gen, 1)) < 0) {
+			if ((rc = lease_send(fs, e->ino, e->gen, 1,
+			    k < e->wcount ? PVFS_LEASE_WRITE : 0)) < 0) {
 				lease_conn_drop(fs);
 				return -1;
 			}
@@ -159,10 +176,11 @@ lease_conn(struct client_fs *fs)
 	return 0;
 }
 
-/* Take a lease on (ino, gen) for one open.  0, or -1 with errno (ENOENT
- * or ESTALE: the file went before the lease came). */
+/* Take a lease on (ino, gen) for one open, which may write or not.  0,
+ * or -1 with errno (ENOENT or ESTALE: the file went before the lease
+ * came). */
 int
-pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen)
+pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen, int write)
 {
 	struct lease_ent *e;
 	int rc = -1, tries;
@@ -171,7 +189,8 @@ pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen)
 	for (tries = 0; tries < 2 && rc < 0; tries++) {
 		if (lease_conn(fs) != 0)
 			break;
-		if ((rc = lease_send(fs, ino, gen, 1)) < 0)
+		if ((rc = lease_send(fs, ino, gen, 1,
+		    write ? PVFS_LEASE_WRITE : 0)) < 0)
 			lease_conn_drop(fs);
 	}
 	if (rc == 0) {
@@ -181,7 +200,8 @@ pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen)
 				struct lease_ent *t = realloc(lease_tab, cap * sizeof(*t));
 
 				if (t == NULL) {
-					(void)lease_send(fs, ino, gen, 0);
+					(void)lease_send(fs, ino, gen, 0,
+					    write ? PVFS_LEASE_WRITE : 0);
 					pthread_mutex_unlock(&lease_lock);
 					errno = ENOMEM;
 					return -1;
@@ -196,15 +216,18 @@ pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen)
 			e->gen = gen;
 		}
 		e->count++;
+		if (write)
+			e->wcount++;
 	}
 	pthread_mutex_unlock(&lease_lock);
 	return rc == 0 ? 0 : -1;
 }
 
-/* The last close of one open: its lease goes.  Nothing to report: a
- * lease the mgr lost with a connection is gone already. */
+/* The last close of one open: its lease goes; one that may write says
+ * whether it changed nothing (clean).  Nothing to report: a lease the
+ * mgr lost with a connection is gone already. */
 void
-pvfs_lease_drop(struct client_fs *fs, uint64_t ino)
+pvfs_lease_drop(struct client_fs *fs, uint64_t ino, int write, int clean)
 {
 	struct lease_ent *e;
 	int shared, saved = errno;
@@ -212,9 +235,13 @@ pvfs_lease_drop(struct client_fs *fs, uint64_t ino)
 	pthread_mutex_lock(&lease_lock);
 	if ((e = lease_find(fs, ino)) != NULL) {
 		shared = e->shared;
+		write = write && e->wcount > 0;
+		e->wcount -= write ? 1 : 0;
 		if (--e->count == 0)
 			lease_remove(e);
-		if (lease_conn(fs) == 0 && lease_send(fs, ino, 0, shared ? 2 : 0) < 0)
+		if (lease_conn(fs) == 0 && lease_send(fs, ino, 0, shared ? 2 : 0,
+		    write ? PVFS_LEASE_WRITE | (clean ? PVFS_LEASE_CLEAN : 0) :
+		    0) < 0)
 			lease_conn_drop(fs);
 	}
 	pthread_mutex_unlock(&lease_lock);
@@ -235,4 +262,22 @@ pvfs_lease_check(struct client_fs *fs)
 		(void)lease_conn(fs);
 	pthread_mutex_unlock(&lease_lock);
 	errno = saved;
+}
+
+/* Before a write or a truncate: pvfs_lease_check, at most every
+ * LEASE_WRITE_CHECK_MS (a peek costs a system call; small writes come
+ * by the ten thousand a second), and at once in a new child of a fork. */
+void
+pvfs_lease_check_write(struct client_fs *fs)
+{
+	int64_t now = pvfs_mono_ms();
+	uint32_t forks = __atomic_load_n(&lease_forks, __ATOMIC_RELAXED);
+
+	if (now - __atomic_load_n(&fs->lease_write_ms, __ATOMIC_RELAXED) <
+	    LEASE_WRITE_CHECK_MS &&
+	    __atomic_load_n(&fs->lease_write_fork, __ATOMIC_RELAXED) == forks)
+		return;
+	__atomic_store_n(&fs->lease_write_ms, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&fs->lease_write_fork, forks, __ATOMIC_RELAXED);
+	pvfs_lease_check(fs);
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -78,7 +79,56 @@ pvfs_meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	}
 }
 
-/* A regular file's size, mtime and blocks live on its iods. */
+/* $PVFS_SIZE_AT_MGR=0: always ask the iods (to measure the difference). */
+static int
+meta_size_at_mgr(void)
+{
+	static int on = -1;
+	const char *s;
+
+	if (__atomic_load_n(&on, __ATOMIC_RELAXED) < 0) {
+		s = getenv("PVFS_SIZE_AT_MGR");
+		__atomic_store_n(&on, s == NULL || strcmp(s, "0") != 0,
+		    __ATOMIC_RELAXED);
+	}
+	return on;
+}
+
+/* The mgr asked for the size it does not know (PVFS_SIZE_ASK): tell it
+ * what the iods said.  It takes it only from one who may write the file,
+ * so others do not ask; it drops a stale one.  Nothing to report back. */
+static void
+meta_size_report(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
+    const struct pvfs_io_size *sz)
+{
+	struct pvfs_mgr_size_req req;
+	struct pvfs_none rep;
+	int saved = errno;
+
+	memset(&req, 0, sizeof(req));
+	pvfs_client_cred(&req.cred);
+	if (req.cred.uid != 0 &&
+	    (req.cred.uid != r->attr.uid || !(r->attr.mode & S_IWUSR)))
+		return;
+	req.cap = r->cap;
+	req.epoch = r->attr.size_epoch;
+	req.size = sz->size;
+	req.blocks = sz->blocks;
+	req.mtime_ns = sz->mtime_ns;
+	(void)pvfs_conn_rpc(fs, PVFS_MGR_SIZE, &req, &rep);
+	errno = saved;
+}
+
+/* A regular file's size, mtime and blocks live on its iods; the mgr's
+ * reply has them when it knows them exactly (doc/design.md, "Size at
+ * the mgr"), with the data's mtime folded into the attributes. */
+int
+pvfs_meta_size_exact(const struct pvfs_attr *a)
+{
+	return S_ISREG(a->mode) && (a->size_flags & PVFS_SIZE_EXACT) &&
+	    meta_size_at_mgr();
+}
+
 int
 pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st)
@@ -87,7 +137,10 @@ pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 	struct pvfs_io_size sz;
 
 	memset(&sz, 0, sizeof(sz));
-	if (S_ISREG(r->attr.mode)) {
+	if (pvfs_meta_size_exact(&r->attr)) {
+		sz.size = r->attr.size;
+		sz.blocks = r->attr.blocks;
+	} else if (S_ISREG(r->attr.mode)) {
 		memset(&f, 0, sizeof(f));
 		f.fs = fs;
 		f.ino = r->attr.ino;
@@ -95,6 +148,8 @@ pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
 		f.want_rights = PVFS_R_SIZE;
 		if (pvfs_io_size(&f, &sz) != 0)
 			return -1;
+		if ((r->attr.size_flags & PVFS_SIZE_ASK) && meta_size_at_mgr())
+			meta_size_report(fs, r, &sz);
 	}
 	pvfs_meta_fill(fs, r, &sz, st);
 	return 0;
@@ -634,6 +689,7 @@ pvfs_truncate(const char *path, off_t length)
 	struct pvfs_mgr_attrcap_rep rep;
 	struct client_fs *fs;
 	struct io_file f;
+	int rc;
 
 	if (length < 0) {
 		errno = EINVAL;
@@ -653,5 +709,14 @@ pvfs_truncate(const char *path, off_t length)
 	f.ino = rep.attr.ino;
 	f.cap = rep.cap;
 	f.want_rights = PVFS_R_WRITE | PVFS_R_SIZE;
-	return pvfs_io_truncate(&f, (uint64_t)length);
+	/* Under a write lease, as every change of the iods' size: the mgr's
+	 * copy of the size stays untrusted until it goes. */
+	if (pvfs_lease_take(fs, f.ino, f.cap.gen, 1) != 0) {
+		if (errno == ESTALE)
+			errno = ENOENT;
+		return -1;
+	}
+	rc = pvfs_io_truncate(&f, (uint64_t)length);
+	pvfs_lease_drop(fs, f.ino, 1, 0);
+	return rc;
 }

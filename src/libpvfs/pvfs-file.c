@@ -111,24 +111,29 @@ pvfs_file_close(struct pvfs_file *f)
 	pthread_mutex_unlock(&pfile_lock);
 	pvfs_mirror_close(f);
 	if (f->leased)
-		pvfs_lease_drop(f->fs, f->ino);
+		pvfs_lease_drop(f->fs, f->ino, f->leased == 2,
+		    !__atomic_load_n(&f->wrote, __ATOMIC_ACQUIRE));
 	pthread_mutex_destroy(&f->cap_lock);
 	free(f->created);
 	free(f);
 }
 
-/* A regular file's data lives while it is open here, named or not. */
+/* A regular file's data lives while it is open here, named or not.  An
+ * open that may write (a WRITE capability) says so: the mgr then does
+ * not trust its copy of the size until the lease goes. */
 static int
 pfile_lease(struct pvfs_file *f)
 {
+	int write = (f->cap.rights & PVFS_R_WRITE) != 0;
+
 	if (!S_ISREG(f->mode))
 		return 0;
-	if (pvfs_lease_take(f->fs, f->ino, f->cap.gen) != 0) {
+	if (pvfs_lease_take(f->fs, f->ino, f->cap.gen, write) != 0) {
 		if (errno == ESTALE)
 			errno = ENOENT;
 		return -1;
 	}
-	f->leased = 1;
+	f->leased = write ? 2 : 1;
 	return 0;
 }
 
@@ -226,6 +231,7 @@ pfile_open_trunc(struct pvfs_file *f)
 
 	if (!S_ISREG(f->mode) || !(f->cap.rights & PVFS_R_WRITE))
 		return 0;
+	__atomic_store_n(&f->wrote, 1, __ATOMIC_RELEASE);
 	pvfs_file_io(f, &io);
 	rc = pvfs_io_truncate(&io, 0);
 	pvfs_file_io_done(f, &io);
@@ -549,6 +555,12 @@ pvfs_file_segs(struct pvfs_file *f, int write, const struct pvfs_pattern *seg,
 
 	if (write && pfile_remove_privs(f) != 0)
 		return -1;
+	if (write) {
+		/* The mgr learns at close that the size may have changed
+		 * (lease.c), and a new mgr has our leases before the data. */
+		__atomic_store_n(&f->wrote, 1, __ATOMIC_RELEASE);
+		pvfs_lease_check_write(f->fs);
+	}
 	pvfs_file_io(f, &io);
 	n = pfile_segs_io(&io, write, seg, nseg, iov, iovcnt);
 	if (n >= 0 && write && pfile_sync_after_write(f, &io) != 0)
@@ -648,6 +660,8 @@ pvfs_file_truncate(struct pvfs_file *f, uint64_t length)
 		errno = EINVAL;
 		return -1;
 	}
+	__atomic_store_n(&f->wrote, 1, __ATOMIC_RELEASE);
+	pvfs_lease_check_write(f->fs);
 	pvfs_file_io(f, &io);
 	rc = pvfs_io_truncate(&io, length);
 	pvfs_file_io_done(f, &io);

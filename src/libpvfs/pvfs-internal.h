@@ -127,6 +127,8 @@ struct client_fs {
 	uint32_t niods;
 	struct conn_pool *iods;
 	struct pvfs_conn *lease_conn; /* lease.c: holds this process's leases */
+	int64_t lease_write_ms;       /* lease.c: a writer last checked it */
+	uint32_t lease_write_fork;    /* lease.c: in which fork's child */
 };
 
 /* Map a path to its file system and the path inside it (written to inner,
@@ -232,7 +234,8 @@ struct pvfs_file {
 	pthread_mutex_t cap_lock;
 	struct pvfs_cap cap;
 	struct pvfs_file *prev, *next; /* every live file, for fork */
-	int leased;               /* lease.c holds a lease for it */
+	int leased;               /* lease.c holds a lease for it: 2 may write */
+	int wrote;                /* data or size changed through it (atomic) */
 	/* The open's reply when that open created the file, until
 	 * pvfs_file_created_stat takes it (atomic exchange). */
 	struct pvfs_mgr_attrcap_rep *created;
@@ -262,9 +265,12 @@ ssize_t pvfs_file_segs(struct pvfs_file *f, int write,
 /* Host O_* access mode and flags to PVFS_OF_*. */
 uint32_t pvfs_file_wire_flags(int flags);
 /* ---- lease.c: open files outlive their names (doc/design.md) ---- */
-int pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen);
-void pvfs_lease_drop(struct client_fs *fs, uint64_t ino);
+int pvfs_lease_take(struct client_fs *fs, uint64_t ino, uint64_t gen,
+    int write);
+void pvfs_lease_drop(struct client_fs *fs, uint64_t ino, int write,
+    int clean);
 void pvfs_lease_check(struct client_fs *fs);
+void pvfs_lease_check_write(struct client_fs *fs);
 void pvfs_lease_atfork_prepare(void);
 void pvfs_lease_atfork_parent(void);
 void pvfs_lease_atfork_child(void);
@@ -334,6 +340,8 @@ pvfs_walk_init(struct pvfs_walk *w, uint16_t op, void *req,
 /* stat of r with a regular file's size already known. */
 void pvfs_meta_fill(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     const struct pvfs_io_size *sz, struct stat *st);
+/* 1: the mgr's reply has a's regular file's size, blocks and mtime. */
+int pvfs_meta_size_exact(const struct pvfs_attr *a);
 int pvfs_meta_stat_reply(struct client_fs *fs, const struct pvfs_mgr_attrcap_rep *r,
     struct stat *st);
 /* A library setattr as a request (ino and path left zero); -1/EINVAL for

@@ -59,21 +59,30 @@ lease_release(struct mgr_inode *in, uint32_t n, double grace)
 		lease_schedule(in, grace);
 }
 
+/* A lease that may write (PVFS_LEASE_WRITE) also keeps the mgr's copy
+ * of the size inexact while it is held (mgr-size.c). */
 int
 mgr_lease_op(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_lease_req *q = rq;
 	struct mgr_inode *in = mgr_ns_get(q->ino);
 	struct mgr_lease *l;
+	int w = (q->flags & PVFS_LEASE_WRITE) != 0;
 
 	(void)rp;
-	if (q->hold > 2)
+	if (q->hold > 2 || (q->flags & ~(PVFS_LEASE_WRITE | PVFS_LEASE_CLEAN)))
 		return EINVAL;
 	if (q->hold != 1) { /* 2: a forked child may hold it still */
-		if ((l = lease_find(c, q->ino)) == NULL)
+		if ((l = lease_find(c, q->ino)) == NULL ||
+		    (w && l->wcount == 0))
 			return EINVAL;
-		if (in != NULL)
+		if (in != NULL) {
 			lease_release(in, 1, q->hold == 2 ? lease_grace : 0);
+			if (w)
+				mgr_size_wlease(in, 0,
+				    (q->flags & PVFS_LEASE_CLEAN) != 0);
+		}
+		l->wcount -= w;
 		if (--l->count == 0)
 			*l = c->leases[--c->nleases];
 		return 0;
@@ -93,10 +102,14 @@ mgr_lease_op(struct mgr_conn *c, void *rq, void *rp)
 		}
 		l = &c->leases[c->nleases++];
 		l->ino = q->ino;
-		l->count = 0;
+		l->count = l->wcount = 0;
 	}
 	l->count++;
 	in->leases++;
+	if (w) {
+		l->wcount++;
+		mgr_size_wlease(in, 1, 0);
+	}
 	return 0;
 }
 
@@ -109,8 +122,16 @@ mgr_lease_conn_gone(struct mgr_conn *c)
 	uint32_t i;
 
 	for (i = 0; i < c->nleases; i++) {
-		if ((in = mgr_ns_get(c->leases[i].ino)) != NULL)
-			lease_release(in, c->leases[i].count, lease_grace);
+		if ((in = mgr_ns_get(c->leases[i].ino)) == NULL)
+			continue;
+		lease_release(in, c->leases[i].count, lease_grace);
+		if (c->leases[i].wcount != 0) {
+			/* Its last writes may still be on their way to the
+			 * iods, or the writer alive and back soon. */
+			in->wleases -= c->leases[i].wcount;
+			mgr_size_dirty(in);
+			mgr_size_hold(in, lease_grace);
+		}
 	}
 	free(c->leases);
 	c->leases = NULL;
@@ -159,6 +180,9 @@ mgr_lease_start(struct ev_loop *loop)
 {
 	uint64_t held = 0;
 
+	/* Writers of the mgr before this one take their leases again
+	 * before their next write; until then no size is trusted. */
+	mgr_size_hold(NULL, lease_grace);
 	mgr_ns_walk_orphans(lease_loaded, &held);
 	if (held != 0)
 		pvfs_log_info("%" PRIu64 " open-unlinked files kept; freed in %.0f s "

@@ -443,6 +443,7 @@ mgr_ns_attr(const struct mgr_inode *in, struct pvfs_attr *a)
 	}
 	if (in->dir != NULL)
 		a->dist.copies = in->dist.copies; /* the default for new files */
+	mgr_size_attr(in, a);
 }
 
 /* ---- path resolution ---- */

@@ -38,6 +38,7 @@ static union {
 	struct pvfs_mgr_lease_req lease;
 	struct pvfs_mgr_dirty_req dirty;
 	struct pvfs_mgr_resync_req resync;
+	struct pvfs_mgr_size_req size;
 } op_req;
 
 static union {
@@ -302,6 +303,7 @@ mgr_op_create(const struct pvfs_mgr_open_req *q, const struct mgr_path *p,
 	mgr_journal_log(&r);
 	if (mirror.copies > 1)
 		mgr_layout_log(r.ino, &mirror);
+	mgr_size_new(mgr_ns_get(r.ino));
 	return mgr_op_attrcap(mgr_ns_get(r.ino), mgr_op_open_rights(q->flags), rep);
 }
 
@@ -999,6 +1001,7 @@ static const struct {
 	OP(PVFS_MGR_LEASE, mgr_lease_op, struct pvfs_mgr_lease_req),
 	OP(PVFS_MGR_DIRTY, mgr_resync_dirty_op, struct pvfs_mgr_dirty_req),
 	OP(PVFS_MGR_RESYNC, mgr_resync_op, struct pvfs_mgr_resync_req),
+	OP(PVFS_MGR_SIZE, mgr_size_op, struct pvfs_mgr_size_req),
 };
 
 void

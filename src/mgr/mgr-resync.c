@@ -474,6 +474,7 @@ mgr_resync_dirty_op(struct mgr_conn *c, void *rq, void *rp)
 	(void)rp;
 	if ((rc = rs_dirty_check(q, &in)) != 0)
 		return rc;
+	mgr_size_dirty(in); /* which copies are read changes */
 	rs_init_iods();
 	if ((w = calloc(1, sizeof(*w))) == NULL ||
 	    (w->need = calloc(mgr.niods, sizeof(*w->need))) == NULL ||
@@ -698,7 +699,7 @@ static int
 rs_next(struct mgr_conn *c, struct pvfs_mgr_resync_rep *rep)
 {
 	struct rs_pick p = { NULL, -1 };
-	const struct mgr_inode *in;
+	struct mgr_inode *in;
 	const struct mgr_stale *st;
 
 	rs_init_iods();
@@ -723,6 +724,7 @@ rs_next(struct mgr_conn *c, struct pvfs_mgr_resync_rep *rep)
 		memcpy(rs_exts, mgr_mirror_extents(st),
 		    st->next * sizeof(*rs_exts));
 	rep->exts = rs_exts;
+	mgr_size_dirty(in); /* a copy's size may change (mgr-size.c) */
 	mgr_cap_mint(st->ino, st->gen, PVFS_R_READ | PVFS_R_WRITE | PVFS_R_SIZE |
 	    PVFS_R_RESYNC, &in->dist, &rep->cap);
 	rs_job_add(st->ino, st->rel, st->copy, c);
@@ -760,6 +762,7 @@ rs_done(const struct pvfs_mgr_resync_req *q, int ok)
 	r.copy = q->copy;
 	r.dgen = q->dgen;
 	mgr_journal_log(&r);
+	mgr_size_dirty(in); /* the copy is read from now on */
 	rs_change(mgr_mirror_iod(&in->dist, q->rel, q->copy), q->ino, q->gen,
 	    q->rel, q->copy, 1);
 	return 0;

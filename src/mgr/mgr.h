@@ -50,6 +50,7 @@ enum mgr_conn_state {
 struct mgr_lease {
 	uint64_t ino;
 	uint32_t count;
+	uint32_t wcount;   /* of which may write (PVFS_LEASE_WRITE) */
 };
 
 /* A connection: the layer's part (dconn.h) first. */
@@ -159,6 +160,14 @@ struct mgr_inode;
 void mgr_lease_set_grace(double secs);
 int mgr_lease_op(struct mgr_conn *c, void *req, void *rep);
 void mgr_lease_conn_gone(struct mgr_conn *c);
+
+/* mgr-size.c */
+void mgr_size_hold(struct mgr_inode *in, double secs);
+void mgr_size_dirty(struct mgr_inode *in);
+void mgr_size_new(struct mgr_inode *in);
+void mgr_size_wlease(struct mgr_inode *in, int take, int clean);
+void mgr_size_attr(const struct mgr_inode *in, struct pvfs_attr *a);
+int mgr_size_op(struct mgr_conn *c, void *req, void *rep);
 /* in's last name is about to go: 1 (and an ORPHAN record) for a regular
  * file, whose stripes mgr-free.c removes once no lease holds it. */
 int mgr_lease_keep(struct mgr_inode *in);
@@ -236,6 +245,17 @@ struct mgr_inode {
 	uint32_t walk_gen;       /* mgr_ns_walk_names: met in this walk */
 	uint16_t targetlen;
 	uint8_t keep : 1, orphan : 1, freeing : 1, held : 1;
+	/* mgr-size.c: size, blocks, dmtime are true; keep: they were when
+	 * the first write lease came, and no writer has changed them yet. */
+	uint8_t size_exact : 1, size_keep : 1;
+	/* Files (mgr-size.c): leases that may write, and the count of
+	 * events (a write lease, a WRITE capability) that may have changed
+	 * the size, which a report must name to be taken. */
+	uint32_t wleases;
+	uint32_t size_epoch;
+	uint32_t size_hold_s;    /* no report before (mono seconds) */
+	uint64_t size, blocks;
+	int64_t dmtime_ns;       /* the data's mtime on the iods */
 	uint64_t rdev;           /* device nodes: the device number */
 	struct mgr_dirent *de;   /* our first name; NULL: root or orphan */
 	struct mgr_dir *dir;     /* directories only */

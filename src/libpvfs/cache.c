@@ -17,8 +17,9 @@
  *
  * What is cached is the mgr's answer; a regular file's size still comes
  * from the iods (pvfs_meta_stat_reply) unless the answer says the mgr's
- * size is exact.  $PVFS_CACHE=0 turns the cache off (it is on by
- * default); so does a mgr that grants no term.
+ * size is exact.  $PVFS_CACHE=0 or the pvfstab option cache=off turn
+ * the cache off (it is on by default); so does a mgr that grants no term
+ * ($PVFS_MGR_CACHE_TERM=0).
  */
 #include "config.h"
 
@@ -260,7 +261,7 @@ pvfs_cache_stat_get(struct client_fs *fs, struct pvfs_mgr_path_req *q,
 
 	q->cb_token = 0;
 	t->token = 0;
-	if (cache_disabled())
+	if (cache_disabled() || fs->tab.nocache)
 		return -1;
 	t->hash = cache_hash(fs, q->path, q->flags, q->cred.uid);
 	pthread_mutex_lock(&cache_lock);

@@ -251,6 +251,15 @@ cb_child(uint64_t dir, const char *name, uint16_t len)
 	return de != NULL ? de->inode->ino : 0;
 }
 
+/* An attribute of ino changes outside a record (a size the mgr learns:
+ * whoever keeps one calls this, or its cached copies go stale). */
+void
+mgr_cache_inode_changed(uint64_t ino)
+{
+	if (cb_nholders != 0)
+		cb_changed(ino, CH_ATTR);
+}
+
 /* Record r is about to apply: whatever it changes loses its promises. */
 void
 mgr_cache_record(const struct mgr_rec *r)

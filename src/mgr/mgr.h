@@ -185,6 +185,8 @@ uint32_t mgr_cache_grant(uint64_t token, const char *path,
 /* Every record, before it applies (mgr_journal_log). */
 struct mgr_rec;
 void mgr_cache_record(const struct mgr_rec *r);
+/* An attribute of ino changed without a record (e.g. the size). */
+void mgr_cache_inode_changed(uint64_t ino);
 void mgr_cache_op_begin(void);
 void mgr_cache_op_end(struct mgr_conn *c);
 void mgr_cache_conn_gone(struct mgr_conn *c);

@@ -9,7 +9,7 @@
  * stopped with SIGSTOP while it holds promises delays a change by at most
  * the promise term (and by some of it: the promise is real); a mgr
  * restart drops every promise; a forked child does not trust its parent's
- * cache.
+ * cache; a peer with PVFS_CACHE=0 holds no promise.
  *
  *   test_cache          the tests
  *   test_cache --peer   the other client: one command a line on stdin
@@ -49,6 +49,7 @@ static struct cluster c;
 static char self[PATH_MAX];
 static pid_t peer_pid;
 static FILE *peer_in, *peer_out;
+static int peer_nocache;        /* start the peer with PVFS_CACHE=0 */
 
 struct res {
 	int rc, err;
@@ -229,6 +230,8 @@ peer_start(void **state)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
+		if (peer_nocache)
+			setenv("PVFS_CACHE", "0", 1);
 		execl(self, self, "--peer", (char *)NULL);
 		_exit(127);
 	}
@@ -242,7 +245,8 @@ peer_start(void **state)
 	if (peer_pid < 0 || peer_in == NULL || peer_out == NULL)
 		return -1;
 	/* Both register their CALLBACK connections at their first stat. */
-	if (pvfs_mkdir(P("cache"), 0755) != 0 || pvfs_stat(P(""), &st) != 0)
+	if ((pvfs_mkdir(P("cache"), 0755) != 0 && errno != EEXIST) ||
+	    pvfs_stat(P(""), &st) != 0)
 		return -1;
 	if (peer("stat %s", P("")).rc != 0)
 		return -1;
@@ -423,6 +427,33 @@ test_mgr_restart(void **state)
 	expect_both("cache/s", 0, S_IFREG | 0600, "A chmod after restart");
 }
 
+/* A peer with its cache off holds no promise: nothing waits for it. */
+static void
+test_cache_off(void **state)
+{
+	int64_t t0, el;
+
+	(void)state;
+	expect_both("cache/s", 0, S_IFREG | 0600, "cache off");
+	if (kill(peer_pid, SIGSTOP) != 0)
+		fail_msg("SIGSTOP: %s", strerror(errno));
+	t0 = now_ms();
+	a_ok(pvfs_chmod(P("cache/s"), 0644), "A chmod s");
+	el = now_ms() - t0;
+	kill(peer_pid, SIGCONT);
+	if (el > TERM_MS / 2)
+		fail_msg("chmod took %lld ms: the peer without a cache held a "
+		    "promise", (long long)el);
+	expect_both("cache/s", 0, S_IFREG | 0644, "cache off, A chmod");
+}
+
+static int
+peer_start_nocache(void **state)
+{
+	peer_nocache = 1;
+	return peer_start(state);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -431,6 +462,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_stopped_peer),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test_teardown(test_mgr_restart, peer_stop),
+		cmocka_unit_test_setup_teardown(test_cache_off, peer_start_nocache,
+		    peer_stop),
 	};
 
 	umask(022);

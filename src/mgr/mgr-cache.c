@@ -44,7 +44,7 @@ struct cb_promise {
 	int64_t expiry_ms;
 	int kind;
 	struct cb_promise *next, **pprev; /* the inode's chain */
-	struct cb_promise *hnext;         /* the holder's list */
+	struct cb_promise *hnext, **hpprev; /* the holder's list */
 };
 
 struct cb_holder {
@@ -118,14 +118,12 @@ cb_promises_drop(struct cb_holder *h)
 static void
 cb_promise_unlist(struct cb_holder *h, struct cb_promise *p)
 {
-	struct cb_promise **q = &h->promises;
-
 	if (p->next != NULL)
 		p->next->pprev = p->pprev;
 	*p->pprev = p->next;
-	while (*q != p)
-		q = &(*q)->hnext;
-	*q = p->hnext;
+	if (p->hnext != NULL)
+		p->hnext->hpprev = p->hpprev;
+	*p->hpprev = p->hnext;
 	h->npromises--;
 	free(p);
 }
@@ -298,6 +296,20 @@ mgr_cache_record(const struct mgr_rec *r)
 	}
 }
 
+/* h is full: its expired promises go (its client trusts none of them). */
+static void
+cb_holder_sweep(struct cb_holder *h)
+{
+	struct cb_promise *p, *n;
+	int64_t now = pvfs_mono_ms();
+
+	for (p = h->promises; p != NULL; p = n) {
+		n = p->hnext;
+		if (p->expiry_ms <= now)
+			cb_promise_unlist(h, p);
+	}
+}
+
 /* ---- around each request (mgr-ops.c) ---- */
 
 void
@@ -345,6 +357,8 @@ cb_promise_add(struct cb_holder *h, uint64_t ino, int kind, int64_t expiry)
 		}
 	}
 	if (h->npromises >= CB_MAX_PROMISES)
+		cb_holder_sweep(h);
+	if (h->npromises >= CB_MAX_PROMISES)
 		return -1;
 	if ((p = malloc(sizeof(*p))) == NULL)
 		return -1;
@@ -358,6 +372,9 @@ cb_promise_add(struct cb_holder *h, uint64_t ino, int kind, int64_t expiry)
 	p->pprev = head;
 	*head = p;
 	p->hnext = h->promises;
+	if (h->promises != NULL)
+		h->promises->hpprev = &p->hnext;
+	p->hpprev = &h->promises;
 	h->promises = p;
 	h->npromises++;
 	return 0;

@@ -36,7 +36,8 @@
 #define CACHE_BUCKETS 4096u
 #define CACHE_MAX 16384u                 /* answers kept, all file systems */
 #define CACHE_WAIT_MS (24 * 3600 * 1000) /* a CALLBACK may wait this long */
-#define CACHE_RETRY_S 1                  /* after a failed registration */
+#define CACHE_RETRY_S 1                  /* after a failed connection */
+#define CACHE_REFUSED_S 60               /* after a mgr said no */
 
 struct cache_ent {
 	struct cache_ent *next;
@@ -131,7 +132,8 @@ cache_forget(const struct client_fs *fs)
 	}
 }
 
-/* A CALLBACK on c; 0 or -1. */
+/* A CALLBACK on c: 0, 1 (the mgr refused: errno) or -1 (the connection
+ * failed). */
 static int
 cache_call(struct pvfs_conn *c, uint64_t token, uint64_t ack, int timeout,
     struct pvfs_mgr_callback_rep *rep)
@@ -142,8 +144,7 @@ cache_call(struct pvfs_conn *c, uint64_t token, uint64_t ack, int timeout,
 	pvfs_client_cred(&req.cred);
 	req.token = token;
 	req.ack = ack;
-	return pvfs_conn_call(c->fd, PVFS_MGR_CALLBACK, &req, rep, timeout) == 0 ?
-	    0 : -1;
+	return pvfs_conn_call(c->fd, PVFS_MGR_CALLBACK, &req, rep, timeout);
 }
 
 /* The thread: register, then forget and acknowledge each invalidation.
@@ -169,9 +170,10 @@ cache_thread(void *arg)
 		memset(&rep, 0, sizeof(rep));
 		if ((rc = cache_call(c, 0, 0, fs->timeout_ms, &rep)) != 0 ||
 		    rep.token == 0 || rep.term_ms == 0) {
-			/* A mgr that grants no promises is asked again later. */
+			/* A mgr that refuses (an older one, --anonymous
+			 * refuse) or grants no promises is asked again later. */
 			pvfs_conn_close(c);
-			sleep(rc == 0 ? 60 : CACHE_RETRY_S);
+			sleep(rc < 0 ? CACHE_RETRY_S : CACHE_REFUSED_S);
 			continue;
 		}
 		pthread_mutex_lock(&cache_lock);

@@ -186,18 +186,27 @@ cb_tick(struct ev_loop *loop, ev_timer *w, int revents)
 	}
 }
 
+static void cb_wait_add(struct cb_holder *h, int64_t expiry_ms);
+
 /* Invalidate holder h, whose promise on an inode a change reaches. */
 static void
 cb_invalidate(struct cb_holder *h, int64_t expiry_ms)
 {
-	struct cb_wait *w;
-
 	h->seq++;
 	cb_promises_drop(h);
+	/* The wait first: the reply may find h's connection broken, and
+	 * closing it frees h and ends its waits. */
+	if (cb_in_op) /* else a change no client waits for (the mgr's own) */
+		cb_wait_add(h, expiry_ms);
 	if (h->parked)
 		cb_reply(h);
-	if (!cb_in_op)
-		return; /* a change no client waits for (the mgr's own) */
+}
+
+static void
+cb_wait_add(struct cb_holder *h, int64_t expiry_ms)
+{
+	struct cb_wait *w;
+
 	if (cb_nwaits == cb_waits_cap) {
 		cb_waits_cap = cb_waits_cap ? cb_waits_cap * 2 : 16;
 		if ((cb_waits = realloc(cb_waits,

@@ -9,7 +9,8 @@
  * stopped with SIGSTOP while it holds promises delays a change by at most
  * the promise term (and by some of it: the promise is real); a mgr
  * restart drops every promise; a forked child does not trust its parent's
- * cache; a peer with PVFS_CACHE=0 holds no promise.
+ * cache; a killed peer's promises end with its connection; a peer with
+ * PVFS_CACHE=0 holds no promise.
  *
  *   test_cache          the tests
  *   test_cache --peer   the other client: one command a line on stdin
@@ -427,6 +428,37 @@ test_mgr_restart(void **state)
 	expect_both("cache/s", 0, S_IFREG | 0600, "A chmod after restart");
 }
 
+/* A killed holder: its connection's close ends its promises at once. */
+static void
+test_killed_peer(void **state)
+{
+	int64_t t0, el;
+	int st;
+
+	(void)state;
+	expect_both("cache/s", 0, S_IFREG | 0600, "before kill");
+	if (kill(peer_pid, SIGKILL) != 0)
+		fail_msg("SIGKILL: %s", strerror(errno));
+	waitpid(peer_pid, &st, 0);
+	t0 = now_ms();
+	a_ok(pvfs_chmod(P("cache/s"), 0606), "A chmod s");
+	el = now_ms() - t0;
+	if (el > TERM_MS / 2)
+		fail_msg("chmod took %lld ms after the holder died", (long long)el);
+	if (a_stat(P("cache/s"), 0).mode != (S_IFREG | 0606))
+		fail_msg("A does not see its own chmod");
+	a_ok(pvfs_chmod(P("cache/s"), 0600), "A chmod s back");
+}
+
+static int
+peer_reap(void **state)
+{
+	(void)state;
+	fclose(peer_in);
+	fclose(peer_out);
+	return 0;
+}
+
 /* A peer with its cache off holds no promise: nothing waits for it. */
 static void
 test_cache_off(void **state)
@@ -462,6 +494,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_stopped_peer),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test_teardown(test_mgr_restart, peer_stop),
+		cmocka_unit_test_setup_teardown(test_killed_peer, peer_start,
+		    peer_reap),
 		cmocka_unit_test_setup_teardown(test_cache_off, peer_start_nocache,
 		    peer_stop),
 	};

@@ -228,7 +228,6 @@ cache_fs(struct client_fs *fs)
 	cf->started = 1;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 64 * 1024);
 	if (pthread_create(&t, &at, cache_thread, fs) != 0)
 		cf->started = 0;
 	pthread_attr_destroy(&at);

@@ -300,8 +300,11 @@ mgr_cache_record(const struct mgr_rec *r)
 	case MGR_REC_FREE:
 		cb_changed(r->ino, CH_ALL);
 		break;
+	case MGR_REC_MIRROR: /* copies and shift are in the distribution */
+		cb_changed(r->ino, CH_ATTR);
+		break;
 	default:
-		break; /* mirror state: no attribute a client caches */
+		break; /* copies' states: nothing a client caches */
 	}
 }
 

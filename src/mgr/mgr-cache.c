@@ -236,9 +236,7 @@ restart:
 			continue;
 		if (p->expiry_ms <= now) {
 			/* Its client no longer trusts it: nothing to tell. */
-			struct cb_holder *h = p->h;
-
-			cb_promise_unlist(h, p);
+			cb_promise_unlist(p->h, p);
 			goto restart;
 		}
 		cb_invalidate(p->h, p->expiry_ms);

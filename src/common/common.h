@@ -359,6 +359,7 @@ struct pvfs_tab_entry {
 	char sock[PVFS_SOCK_MAX + 1];   /* option sock=PATH: the mgr's Unix socket */
 	int auth;                       /* option auth=munge: PVFS_AUTH_MUNGE, else 0 */
 	char munge_sock[PVFS_SOCK_MAX + 1]; /* option munge_socket=PATH */
+	int nocache;                    /* option cache=off: no STAT cache */
 };
 /* The pvfstab to read: $PVFSTAB_FILE, else PVFS_DEFAULT_TAB. */
 const char *pvfs_tab_path(void);

@@ -73,7 +73,7 @@ tab_auth_options(const char *o, struct pvfs_tab_entry *e, char **why)
 		return *why = "bad auth (munge or none)", -1;
 	} else {
 		return *why = "unknown option (port=, timeout=, sock=, auth=, "
-		    "munge_socket=, defaults)", -1;
+		    "munge_socket=, cache=, defaults)", -1;
 	}
 	return 0;
 }
@@ -93,6 +93,10 @@ tab_options(char *opts, struct pvfs_tab_entry *e, char **why)
 			if (parse_uint(o + 8, 86400, &v) != 0 || v == 0)
 				return *why = "bad timeout", -1;
 			e->timeout_ms = (int)v * 1000;
+		} else if (strcmp(o, "cache=off") == 0 || strcmp(o, "cache=on") == 0) {
+			e->nocache = o[7] == 'f';
+		} else if (strncmp(o, "cache=", 6) == 0) {
+			return *why = "bad cache (on or off)", -1;
 		} else if (strcmp(o, "defaults") == 0) {
 			continue; /* fstab's word for "no options" */
 		} else if (tab_auth_options(o, e, why) != 0) {

@@ -106,6 +106,7 @@ static const struct pvfs_field mgr_path_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_path_req, cred),
 	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_path_req, flags),
 	PVFS_FSTR(struct pvfs_mgr_path_req, path),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_path_req, cb_token),
 	PVFS_FEND
 };
 
@@ -161,6 +162,20 @@ static const struct pvfs_field mgr_lease_req_f[] = {
 	PVFS_FEND
 };
 
+static const struct pvfs_field mgr_callback_req_f[] = {
+	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_callback_req, cred),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_callback_req, token),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_callback_req, ack),
+	PVFS_FEND
+};
+
+static const struct pvfs_field mgr_callback_rep_f[] = {
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_callback_rep, token),
+	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_callback_rep, seq),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_callback_rep, term_ms),
+	PVFS_FEND
+};
+
 static const struct pvfs_field mgr_readdir_req_f[] = {
 	PVFS_FLD(PVFS_F_CRED, struct pvfs_mgr_readdir_req, cred),
 	PVFS_FLD(PVFS_F_U64, struct pvfs_mgr_readdir_req, ino),
@@ -173,6 +188,7 @@ static const struct pvfs_field mgr_attrcap_rep_f[] = {
 	PVFS_FSUB(struct pvfs_mgr_attrcap_rep, attr, attr_f),
 	PVFS_FSUB(struct pvfs_mgr_attrcap_rep, cap, cap_f),
 	PVFS_FLD(PVFS_F_U8, struct pvfs_mgr_attrcap_rep, created),
+	PVFS_FLD(PVFS_F_U32, struct pvfs_mgr_attrcap_rep, cache_ms),
 	PVFS_FEND
 };
 
@@ -646,6 +662,7 @@ static const struct pvfs_msgdesc mgr_msgs[] = {
 	MSG(PVFS_MGR_DIRTY, mgr_dirty_req_f, struct pvfs_mgr_dirty_req, none_f, struct pvfs_none),
 	MSG(PVFS_MGR_RESYNC, mgr_resync_req_f, struct pvfs_mgr_resync_req, mgr_resync_rep_f, struct pvfs_mgr_resync_rep),
 	MSG(PVFS_MGR_SIZE, mgr_size_req_f, struct pvfs_mgr_size_req, none_f, struct pvfs_none),
+	MSG(PVFS_MGR_CALLBACK, mgr_callback_req_f, struct pvfs_mgr_callback_req, mgr_callback_rep_f, struct pvfs_mgr_callback_rep),
 };
 
 static const struct pvfs_msgdesc iod_msgs[] = {

@@ -91,6 +91,7 @@ enum pvfs_op {
 	PVFS_MGR_DIRTY,    /* a writer's report: copies of a mirrored file missed a write */
 	PVFS_MGR_RESYNC,   /* pvfs-resync: jobs, rebuild, degraded files (admins) */
 	PVFS_MGR_SIZE,     /* a client's report of a file's size from its iods */
+	PVFS_MGR_CALLBACK, /* a client's cache: register, wait for invalidations, ack */
 	PVFS_MGR_OP_END,
 
 	PVFS_IOD_PING = 0x0200,
@@ -208,6 +209,21 @@ struct pvfs_dirent_wire {
 };
 
 /* ---- mgr requests and replies ---- */
+/* CALLBACK (version 10; doc/protocol.md, "Cache promises"): on a
+ * connection of its own.  token 0 registers: the reply carries a new
+ * token (random) at once.  Otherwise the request acknowledges every
+ * invalidation up to ack and waits: the reply comes when the mgr has an
+ * invalidation newer than ack (seq), and the client then forgets every
+ * answer it cached with that token before it sends the next CALLBACK.
+ * term_ms: the longest promise the mgr grants. */
+struct pvfs_mgr_callback_req {
+	struct pvfs_cred cred;
+	uint64_t token, ack;
+};
+struct pvfs_mgr_callback_rep {
+	uint64_t token, seq;
+	uint32_t term_ms;
+};
 struct pvfs_mgr_cred_req { /* FSINFO, STATFS */
 	struct pvfs_cred cred;
 };
@@ -243,6 +259,9 @@ struct pvfs_mgr_path_req { /* STAT, UNLINK, RMDIR, READLINK */
 	struct pvfs_cred cred;
 	uint32_t flags; /* PVFS_PF_*: STAT only (READLINK never follows) */
 	char path[PVFS_PATH_MAX + 1];
+	/* STAT (version 10): the token of this client's CALLBACK connection
+	 * to ask for a cache promise on the answer; 0: none. */
+	uint64_t cb_token;
 };
 struct pvfs_mgr_getattr_req {
 	struct pvfs_cred cred;
@@ -335,6 +354,9 @@ struct pvfs_mgr_attrcap_rep {
 	/* OPEN: the file was created by this request (version 8): it has
 	 * no stripes anywhere yet, so O_TRUNC needs no iod. */
 	uint8_t created;
+	/* STAT with a cb_token (version 10): the promise's term in ms (the
+	 * answer may be cached that long unless invalidated); 0: none. */
+	uint32_t cache_ms;
 };
 struct pvfs_mgr_readdir_rep {
 	uint8_t eof;

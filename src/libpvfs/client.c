@@ -63,6 +63,7 @@ client_atfork_prepare(void)
 	pvfs_fdtab_atfork_prepare();
 	pvfs_file_atfork_prepare();
 	pvfs_lease_atfork_prepare();
+	pvfs_cache_atfork_prepare();
 	pvfs_conn_atfork_prepare();
 }
 
@@ -70,6 +71,7 @@ static void
 client_atfork_parent(void)
 {
 	pvfs_conn_atfork_parent();
+	pvfs_cache_atfork_parent();
 	pvfs_lease_atfork_parent();
 	pvfs_file_atfork_parent();
 	pvfs_fdtab_atfork_parent();
@@ -80,6 +82,7 @@ static void
 client_atfork_child(void)
 {
 	pvfs_conn_atfork_child();
+	pvfs_cache_atfork_child();
 	pvfs_lease_atfork_child();
 	pvfs_file_atfork_child();
 	pvfs_fdtab_atfork_child();

@@ -129,6 +129,7 @@ struct client_fs {
 	struct pvfs_conn *lease_conn; /* lease.c: holds this process's leases */
 	int64_t lease_write_ms;       /* lease.c: a writer last checked it */
 	uint32_t lease_write_fork;    /* lease.c: in which fork's child */
+	struct pvfs_cache_fs *cache;  /* cache.c: STAT answers' promises */
 };
 
 /* Map a path to its file system and the path inside it (written to inner,
@@ -271,6 +272,20 @@ void pvfs_lease_drop(struct client_fs *fs, uint64_t ino, int write,
     int clean);
 void pvfs_lease_check(struct client_fs *fs);
 void pvfs_lease_check_write(struct client_fs *fs);
+/* cache.c: STAT answers kept under the mgr's promises. */
+struct pvfs_cache_ticket {
+	uint64_t token, epoch;
+	int64_t sent_ns;
+	uint32_t hash;
+};
+int pvfs_cache_stat_get(struct client_fs *fs, struct pvfs_mgr_path_req *q,
+    struct pvfs_mgr_attrcap_rep *rep, struct pvfs_cache_ticket *t);
+void pvfs_cache_stat_put(struct client_fs *fs,
+    const struct pvfs_mgr_path_req *q, const struct pvfs_mgr_attrcap_rep *rep,
+    const struct pvfs_cache_ticket *t);
+void pvfs_cache_atfork_prepare(void);
+void pvfs_cache_atfork_parent(void);
+void pvfs_cache_atfork_child(void);
 void pvfs_lease_atfork_prepare(void);
 void pvfs_lease_atfork_parent(void);
 void pvfs_lease_atfork_child(void);

@@ -8,7 +8,7 @@ libpvfs_mgr_la_SOURCES = \
 	src/mgr/mgr-auth.c src/mgr/mgr-perm.c src/mgr/mgr-ns.c \
 	src/mgr/mgr-record.c src/mgr/mgr-journal.c src/mgr/mgr-load.c \
 	src/mgr/mgr-backup.c src/mgr/mgr-admin.c src/mgr/mgr-iods.c \
-	src/mgr/mgr-lease.c src/mgr/mgr-free.c src/mgr/mgr-layout.c \
+	src/mgr/mgr-lease.c src/mgr/mgr-cache.c src/mgr/mgr-free.c src/mgr/mgr-layout.c \
 	src/mgr/mgr-mirror.c src/mgr/mgr-resync.c src/mgr/mgr-size.c
 pvfs_mgr_SOURCES = src/mgr/mgr.c
 pvfs_mgr_LDADD = libpvfs-mgr.la libpvfs-daemon.la libpvfs-common.la

@@ -83,7 +83,7 @@ mgr_conn_out_compact(struct mgr_conn *c)
 	struct pvfs_buf *b = &c->out;
 
 	if (b->off == b->len) {
-		b->off = b->len = c->out_ok = 0;
+		b->off = b->len = c->out_ok = c->gate_off = 0;
 		if (b->cap > CONN_OUT_KEEP)
 			pvfs_buf_free(b);
 		return;
@@ -93,6 +93,8 @@ mgr_conn_out_compact(struct mgr_conn *c)
 	memmove(b->data, b->data + b->off, b->len - b->off);
 	b->len -= b->off;
 	c->out_ok -= b->off;
+	if (c->gate_off >= b->off)
+		c->gate_off -= b->off;
 	b->off = 0;
 }
 
@@ -128,6 +130,34 @@ mgr_conn_send(struct mgr_conn *c)
 	return 0;
 }
 
+/* Every queued reply may go, up to a cache gate (mgr-cache.c). */
+static void
+mgr_conn_set_ok(struct mgr_conn *c)
+{
+	c->out_ok = c->gate_waits != 0 && c->gate_off < c->out.len ?
+	    c->gate_off : c->out.len;
+}
+
+void
+mgr_conn_gate_close(struct mgr_conn *c, uint32_t n)
+{
+	if (c->gate_waits == 0)
+		c->gate_off = c->out.len;
+	c->gate_waits += n;
+}
+
+void
+mgr_conn_gate_open(struct mgr_conn *c)
+{
+	if (--c->gate_waits != 0)
+		return;
+	if (!c->held)
+		mgr_conn_set_ok(c);
+	if (mgr_conn_send(c) == 0 && c->state == MGR_CONN_FULL &&
+	    mgr_conn_unsent(c) <= CONN_OUT_MAX / 2)
+		mgr_conn_schedule(c);
+}
+
 /* Error replies have an empty body, except PVFS_ST_LINK's (rep is then
  * a struct pvfs_link_rep).  No reply leaves before the records pending
  * now are durable, whatever the request was. */
@@ -150,7 +180,7 @@ mgr_conn_reply(struct mgr_conn *c, uint16_t op, uint32_t reqid, int status,
 	if (status != 0 && dconn_reply_error(&c->out, op, reqid, status) != 0)
 		pvfs_fatal("out of memory (reply)");
 	if (!mgr_journal_pending()) {
-		c->out_ok = c->out.len;
+		mgr_conn_set_ok(c);
 		return;
 	}
 	if (!c->held) {
@@ -180,7 +210,7 @@ mgr_conn_release_all(void)
 	while ((c = TAILQ_FIRST(&now)) != NULL) {
 		TAILQ_REMOVE(&now, c, held_entry);
 		c->held = 0;
-		c->out_ok = c->out.len;
+		mgr_conn_set_ok(c);
 		if (mgr_conn_send(c) == 0 && c->state == MGR_CONN_FULL &&
 		    mgr_conn_unsent(c) <= CONN_OUT_MAX / 2)
 			mgr_conn_schedule(c);
@@ -375,7 +405,8 @@ mgr_conn_activity(const struct dconn *dc, struct dconn_activity *a)
 	a->at_rest = c->state == MGR_CONN_HDR && c->in_off == c->in_len &&
 	    mgr_conn_unsent(c) == 0;
 	/* A client holding files open may be idle for hours. */
-	a->ours = c->held || c->nleases != 0;
+	a->ours = c->held || c->nleases != 0 || c->cb_holder != NULL ||
+	    c->gate_waits != 0;
 }
 
 static int
@@ -403,6 +434,7 @@ mgr_conn_release(struct dconn *dc)
 	if (c->ready)
 		TAILQ_REMOVE(&conn_ready, c, ready_entry);
 	mgr_lease_conn_gone(c);
+	mgr_cache_conn_gone(c);
 	mgr_resync_conn_gone(c);
 	free(c->in);
 	pvfs_buf_free(&c->out);

@@ -490,9 +490,10 @@ mgr_journal_fsid(void)
 void
 mgr_journal_log(const struct mgr_rec *r)
 {
-	int rc = mgr_ns_apply(r);
+	int rc;
 
-	if (rc != 0)
+	mgr_cache_record(r);
+	if ((rc = mgr_ns_apply(r)) != 0)
 		pvfs_fatal("bug: checked record (type %d) does not apply: %s", r->type,
 		    strerror(rc));
 	mgr_batch_add(&jr_pending, r);

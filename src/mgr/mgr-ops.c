@@ -380,7 +380,10 @@ mgr_op_stat(struct mgr_conn *c, void *rq, void *rp)
 	if ((rc = mgr_op_existing(&q->cred, q->path, &p,
 	    mgr_op_follow(q->flags))) != 0)
 		return rc;
-	return mgr_op_attrcap(p.ino, PVFS_R_SIZE, rp);
+	if ((rc = mgr_op_attrcap(p.ino, PVFS_R_SIZE, rp)) == 0)
+		((struct pvfs_mgr_attrcap_rep *)rp)->cache_ms =
+		    mgr_cache_grant(q->cb_token, q->path, &p);
+	return rc;
 }
 
 /* By inode: the directories above must be searchable, as for a path,
@@ -1002,6 +1005,7 @@ static const struct {
 	OP(PVFS_MGR_DIRTY, mgr_resync_dirty_op, struct pvfs_mgr_dirty_req),
 	OP(PVFS_MGR_RESYNC, mgr_resync_op, struct pvfs_mgr_resync_req),
 	OP(PVFS_MGR_SIZE, mgr_size_op, struct pvfs_mgr_size_req),
+	OP(PVFS_MGR_CALLBACK, mgr_cache_callback_op, struct pvfs_mgr_callback_req),
 };
 
 void
@@ -1050,8 +1054,12 @@ mgr_op_dispatch(struct mgr_conn *c, const struct pvfs_hdr *h,
 			mgr_perm_squash(cr);
 	}
 	mgr_op_reqid = h->reqid;
+	mgr_cache_op_begin();
 	if (status == 0)
 		status = op_table[op - PVFS_MGR_PING].fn(c, &op_req, &op_rep);
+	/* Before the reply is queued: it may have to wait for other clients
+	 * to forget what the request changed. */
+	mgr_cache_op_end(c);
 	if (status != MGR_OP_LATER)
 		mgr_conn_reply(c, op, h->reqid, status,
 		    status == PVFS_ST_LINK ? (void *)&op_link : (void *)&op_rep);

@@ -234,6 +234,19 @@ mgr_parse_grace(const char *s)
 	return 0;
 }
 
+/* $PVFS_MGR_CACHE_TERM: seconds a cache promise lasts; 0 grants none. */
+static int
+mgr_parse_cache_term(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*s == '\0' || *end != '\0' || !(v >= 0) || v > 3600)
+		return -1;
+	mgr_cache_set_term(v);
+	return 0;
+}
+
 static void
 mgr_options(int argc, char **argv)
 {
@@ -244,6 +257,9 @@ mgr_options(int argc, char **argv)
 	if ((s = getenv("PVFS_MGR_ORPHAN_GRACE")) != NULL && *s != '\0' &&
 	    mgr_parse_grace(s) != 0)
 		mgr_bad_usage("bad PVFS_MGR_ORPHAN_GRACE: %s", s);
+	if ((s = getenv("PVFS_MGR_CACHE_TERM")) != NULL && *s != '\0' &&
+	    mgr_parse_cache_term(s) != 0)
+		mgr_bad_usage("bad PVFS_MGR_CACHE_TERM: %s", s);
 	while ((ch = getopt_long(argc, argv, "fd:l:t:k:p:L:v:u:hV", mgr_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
@@ -432,6 +448,7 @@ static void
 mgr_shutdown(void)
 {
 	mgr_lease_stop();
+	mgr_cache_stop();
 	mgr_journal_commit();
 	mgr_resync_stop();
 	mgr_iods_stop();
@@ -499,6 +516,7 @@ main(int argc, char **argv)
 	mgr_resync_start(mgr.loop, opt.resync_cmd, opt.sock);
 	mgr_iods_start(mgr.loop);
 	mgr_lease_start(mgr.loop);
+	mgr_cache_start(mgr.loop);
 	pvfs_publish(opt.pidfile, opt.portfile, mgr.bound_port);
 	pvfs_log_info("ready: file system %016" PRIx64 ", %u iods", mgr.fsid, mgr.niods);
 	mgr_auth_log_trust(mgr_keypath, opt.sock != NULL);

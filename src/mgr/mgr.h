@@ -71,6 +71,11 @@ struct mgr_conn {
 	const char *why;      /* DRAIN: why the connection will close */
 	struct mgr_lease *leases; /* files it holds open (mgr-lease.c) */
 	uint32_t nleases, leases_cap;
+	struct cb_holder *cb_holder; /* its client's cache (mgr-cache.c) */
+	/* Replies from gate_off on wait for gate_waits acknowledgements of
+	 * cache invalidations (mgr-cache.c). */
+	size_t gate_off;
+	uint32_t gate_waits;
 	TAILQ_ENTRY(mgr_conn) held_entry;  /* waiting for the journal */
 	TAILQ_ENTRY(mgr_conn) ready_entry; /* to be driven from the idle watcher */
 };
@@ -86,6 +91,10 @@ void mgr_conn_reply_later(struct mgr_conn *c, uint16_t op, uint32_t reqid,
     int status, const void *rep);
 /* The journal reached the disk: send every reply held until now. */
 void mgr_conn_release_all(void);
+/* Hold c's replies from the one about to be queued on, until n calls of
+ * mgr_conn_gate_open (mgr-cache.c). */
+void mgr_conn_gate_close(struct mgr_conn *c, uint32_t n);
+void mgr_conn_gate_open(struct mgr_conn *c);
 void mgr_conn_close_all(void);
 
 /* ---- mgr-ops.c: one handler per opcode ---- */
@@ -173,6 +182,25 @@ int mgr_size_op(struct mgr_conn *c, void *req, void *rep);
 int mgr_lease_keep(struct mgr_inode *in);
 void mgr_lease_start(struct ev_loop *loop);
 void mgr_lease_stop(void);
+
+/* ---- mgr-cache.c: cache promises (clients' STAT caches) ---- */
+struct mgr_path;
+#define MGR_CACHE_TERM 2.0 /* seconds a promise lasts unless renewed */
+void mgr_cache_set_term(double secs);
+int mgr_cache_callback_op(struct mgr_conn *c, void *req, void *rep);
+/* STAT's promise for token: its term in ms, 0 if none. */
+uint32_t mgr_cache_grant(uint64_t token, const char *path,
+    const struct mgr_path *p);
+/* Every record, before it applies (mgr_journal_log). */
+struct mgr_rec;
+void mgr_cache_record(const struct mgr_rec *r);
+/* An attribute of ino changed without a record (e.g. the size). */
+void mgr_cache_inode_changed(uint64_t ino);
+void mgr_cache_op_begin(void);
+void mgr_cache_op_end(struct mgr_conn *c);
+void mgr_cache_conn_gone(struct mgr_conn *c);
+void mgr_cache_start(struct ev_loop *loop);
+void mgr_cache_stop(void);
 
 /* ---- mgr-free.c: removing orphans' stripes from the iods ---- */
 /* An ORPHAN record for in was just logged: nothing of it goes before the

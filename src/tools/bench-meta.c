@@ -23,7 +23,7 @@
 #define META_LISTINGS 3   /* listings of the whole directory per client */
 
 static const char *meta_names[BM_NOPS] = {
-	"create+close", "open+close", "stat", "readdir", "rename", "unlink",
+	"create+close", "open+close", "stat", "stat-again", "readdir", "rename", "unlink",
 };
 
 const char *
@@ -65,6 +65,7 @@ meta_one(const struct meta_ctx *m, enum bench_meta_op op, int i, long *count)
 		rc = fd < 0 ? -1 : m->fs->close(fd);
 		break;
 	case BM_STAT:
+	case BM_RESTAT: /* unchanged since the first: what a client cache serves */
 		rc = m->fs->stat(a, &st);
 		break;
 	case BM_READDIR:

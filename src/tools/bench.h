@@ -130,7 +130,7 @@ void bench_flush(const char *path);
 
 /* ---- bench-meta.c: metadata rates and latencies ---- */
 enum bench_meta_op {
-	BM_CREATE, BM_OPEN, BM_STAT, BM_READDIR, BM_RENAME, BM_UNLINK, BM_NOPS
+	BM_CREATE, BM_OPEN, BM_STAT, BM_RESTAT, BM_READDIR, BM_RENAME, BM_UNLINK, BM_NOPS
 };
 struct bench_meta_stat {
 	double ops_per_s;

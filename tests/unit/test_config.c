@@ -295,7 +295,13 @@ test_pvfstab_bad_lines(void **state)
 	char *cause = NULL;
 
 	assert_int_equal(pvfs_tab_parse(ok, "tab", &e, &cause), 1);
+	assert_int_equal(e[0].nocache, 0);
 	free(e);
+	assert_int_equal(pvfs_tab_parse("h:/m /pvfs pvfs cache=off\n", "tab", &e,
+	    &cause), 1);
+	assert_int_equal(e[0].nocache, 1);
+	free(e);
+	tab_refused("h:/m /pvfs pvfs cache=maybe\n", "tab:1: bad cache");
 	tab_refused("h:/m /pvfs pvfs port=abc\n", "tab:1: bad port");
 	tab_refused("# c\nh:/m /pvfs\n", "tab:2: want: mgrhost:/meta-dir");
 	tab_refused("h /pvfs pvfs\n", "tab:1: first field");

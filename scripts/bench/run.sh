@@ -1,7 +1,13 @@
 #!/bin/bash
 # run.sh - `make bench`: the cases of doc/benchmarks.md on a fresh
 # pvfs-local file system (4 iods) in a temporary directory, then a summary
-# table of the RESULT lines.  Writes nothing into the source or build tree.
+# table of the RESULT lines and the targets table (targets.sh): each
+# target beside its figure and reference from this run.  The cases: the
+# headline and sweep data cases, metadata, noncontiguous, a mirrored file
+# with an iod killed and restarted, the same job through a pvfs-fuse mount
+# (when pvfs-fuse is built and /dev/fuse usable), and last the iods over
+# TCP only (their Unix sockets unlinked, as for a client on another host).
+# Writes nothing into the source or build tree.
 #
 # Environment (defaults in brackets):
 #   PVFS_BUILDDIR     where pvfs-bench, pvfs-local and the daemons are [.]
@@ -23,7 +29,9 @@ for p in pvfs-bench pvfs-local pvfs-mgr pvfs-iod; do
 	[ -x "$B/$p" ] || { echo "run.sh: $B/$p not built" >&2; exit 1; }
 done
 T=$(mktemp -d "${TMPDIR:-/tmp}/pvfs-bench.XXXXXX") || exit 1
+MNT=
 cleanup() {
+	[ -n "$MNT" ] && { fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" 2>/dev/null; }
 	"$B/pvfs-local" stop "$T/fs" >/dev/null 2>&1
 	rm -rf "$T"
 }
@@ -61,6 +69,36 @@ done
 bench meta -c 1 -n "$FILES"
 bench meta -c 4 -n "$FILES"
 bench noncontig -s "$SWEEP"
+bench data -c 1 -s "$SWEEP" -b 1M -S 64K --no-ref --copies 2 \
+	--iod-down "'$B/pvfs-local' kill '$T/fs' iod1 KILL" \
+	--iod-up "'$B/pvfs-local' start '$T/fs' >/dev/null"
+
+# Through a mount, where this machine can mount one.
+if [ -x "$B/pvfs-fuse" ] && [ -c /dev/fuse ] && command -v fusermount3 >/dev/null; then
+	mkdir -p "$T/mnt"
+	if "$B/pvfs-fuse" "$T/mnt" >"$T/mount.out" 2>&1; then
+		MNT=$T/mnt
+		bench data -c 1 -s "$SWEEP" -b 1M -S 64K --no-ref --mount "$MNT"
+		fusermount3 -u "$MNT" || fusermount3 -uz "$MNT"
+		MNT=
+	else
+		echo "run.sh: pvfs-fuse did not mount (skipping the mount case):"
+		cat "$T/mount.out"
+	fi
+else
+	echo
+	echo "run.sh: no mount case (pvfs-fuse not built, or no /dev/fuse or fusermount3)"
+fi
+
+# Last, the iods over TCP only: their Unix sockets go, clients fall back to
+# TCP (the mgr stays on its socket).  RESULT data lines become data-tcp.
+rm -f "$T"/fs/run/iod*.sock
+echo
+echo "the iods over TCP from here on"
+TCPSTART=$(wc -l <"$ALL")
+bench data -c 1 -s "$SIZE" -b 1M -S 64K
+bench data -c 4 -s "$SWEEP" -b 1M -S 64K
+sed -i "$((TCPSTART + 1)),\$ s/^RESULT data /RESULT data-tcp /" "$ALL"
 
 echo
 echo "summary (MB/s = 10^6 B/s; each figure the second of three runs; ratios as in the targets)"
@@ -85,5 +123,6 @@ grep '^RESULT meta ' "$ALL" | tr ' ' '\n' | awk -F= '
 	END { for (i = 1; i <= n; i++)
 		printf "%-8s %-13s %10s %9s %9s %12s\n", f[i, "clients"], f[i, "op"], \
 			f[i, "rate"], f[i, "p50_us"], f[i, "p99_us"], f[i, "local_rate"] }'
+bash "$(dirname "$0")/targets.sh" "$ALL"
 if [ -n "${BENCH_OUT:-}" ]; then cat "$ALL" >>"$BENCH_OUT"; fi
 exit 0

@@ -62,6 +62,8 @@ bench: pvfs-bench pvfs-local pvfs-mgr pvfs-iod
 bench-names: pvfs-bench pvfs-local pvfs-mgr pvfs-iod pvfs-mgr-gen
 	PVFS_BUILDDIR='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/scripts/bench/names.sh
 .PHONY: bench-names
+EXTRA_DIST += scripts/bench/run.sh scripts/bench/targets.sh scripts/bench/names.sh \
+	scripts/bench/ab.sh scripts/bench/emulated-cluster.sh
 
 EXTRA_DIST += src/tools/pvfs-local.in
 CLEANFILES += pvfs-local

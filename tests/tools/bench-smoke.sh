@@ -83,4 +83,26 @@ grep -Eq '^RESULT tcp .* rate=[1-9]' "$OUT" || fail "no tcp figure"
 "$B/pvfs-bench" tcp -s 6M -c 2 -p 3 >"$OUT" 2>&1 || fail "tcp streams job failed"
 grep -Eq '^RESULT tcp .* senders=2 receivers=3 rate=[1-9]' "$OUT" ||
 	fail "no tcp streams figure"
+
+# make bench's targets table: the first case of a shape is the one with
+# its references, a goal met or not, a case that did not run said so.
+cat >"$OUT" <<'EOF'
+RESULT data clients=1 pcount=4 size=1073741824 block=1048576 ssize=65536 fsync=0 write=900.0 read=950.0 tcp=1000.0 local_write=2000.0 local_read=3000.0 write_ratio=0.900 read_ratio=0.950 tcp_streams=1000.0 write_streams_ratio=0.900 read_streams_ratio=0.950
+RESULT data clients=1 pcount=4 size=1073741824 block=1048576 ssize=65536 fsync=0 write=5.0 read=5.0 tcp=0.0 local_write=0.0 local_read=0.0 write_ratio=0.000 read_ratio=0.000 tcp_streams=0.0 write_streams_ratio=0.000 read_streams_ratio=0.000
+RESULT meta clients=1 files=10 op=stat rate=20000 p50_us=60.0 p99_us=90.0 local_rate=900000 local_p50_us=1.0 local_p99_us=2.0
+RESULT data-mirror clients=1 copies=2 pcount=4 size=1 block=1 write=50.0 read=120.0 plain_write=100.0 plain_read=100.0 read_down=60.0 write_ratio=0.500 read_ratio=1.200 down_ratio=0.500
+EOF
+bash "$PVFS_SRCDIR/scripts/bench/targets.sh" "$OUT" >"$T/targets" 2>&1 || fail "targets.sh failed"
+# target_is PATTERN FIGURE MET: the row of PATTERN shows FIGURE and MET.
+target_is() {
+	grep -F "$1" "$T/targets" | grep -F " $2 " | grep -Eq " $3\$" ||
+		{ cat "$T/targets" >&2; fail "targets row '$1': want $2, $3"; }
+}
+target_is "read / one TCP stream" 0.95 yes
+target_is "write / min(TCP, local write)" 0.90 yes
+target_is "18.3 stat median" 60.0 NO
+target_is "17 mirrored write / plain" 0.50 yes
+target_is "17 read with an iod down" 0.50 NO
+target_is "18.2 repeated stat" - "not measured"
+target_is "16 mount read" - "not measured"
 exit 0

@@ -46,12 +46,25 @@ size_held(const struct mgr_inode *in)
 	return now < size_hold_until || now / 1000 < in->size_hold_s;
 }
 
+/* The copy turns exact or not.  Clients may hold STAT answers saying
+ * either (mgr-cache.c): an exact one must not outlive the change, and an
+ * inexact one would make its holder ask the iods at every stat. */
+static void
+size_set_exact(struct mgr_inode *in, int exact)
+{
+	if (in->size_exact == (unsigned)exact)
+		return;
+	in->size_exact = exact;
+	mgr_cache_inode_changed(in->ino);
+}
+
 /* Something may change in's size (a copy of a mirrored file resynced,
  * a connection with write leases gone). */
 void
 mgr_size_dirty(struct mgr_inode *in)
 {
-	in->size_exact = in->size_keep = 0;
+	size_set_exact(in, 0);
+	in->size_keep = 0;
 	in->size_epoch++;
 }
 
@@ -61,7 +74,7 @@ mgr_size_new(struct mgr_inode *in)
 {
 	in->size = in->blocks = 0;
 	in->dmtime_ns = 0;
-	in->size_exact = 1;
+	size_set_exact(in, 1);
 	in->size_keep = 0;
 }
 
@@ -72,7 +85,7 @@ mgr_size_wlease(struct mgr_inode *in, int take, int clean)
 	if (take) {
 		if (in->wleases++ == 0)
 			in->size_keep = in->size_exact;
-		in->size_exact = 0;
+		size_set_exact(in, 0);
 		in->size_epoch++;
 		return;
 	}
@@ -80,9 +93,15 @@ mgr_size_wlease(struct mgr_inode *in, int take, int clean)
 		return;
 	if (!clean)
 		in->size_keep = 0;
-	if (--in->wleases == 0 && in->size_keep) {
-		in->size_exact = 1;
+	if (--in->wleases != 0)
+		return;
+	if (in->size_keep) {
+		size_set_exact(in, 1);
 		in->size_keep = 0;
+	} else {
+		/* Answers cached while it was written say "do not ask": now a
+		 * stat may establish the size (PVFS_SIZE_ASK). */
+		mgr_cache_inode_changed(in->ino);
 	}
 }
 
@@ -138,6 +157,6 @@ mgr_size_op(struct mgr_conn *c, void *rq, void *rp)
 	in->size = q->size;
 	in->blocks = q->blocks;
 	in->dmtime_ns = q->mtime_ns;
-	in->size_exact = 1;
+	size_set_exact(in, 1);
 	return 0;
 }

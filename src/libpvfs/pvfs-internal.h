@@ -29,6 +29,7 @@ struct pvfs_conn {
 	int fd;
 	int reused;              /* came from the pool: the peer may have left */
 	uint64_t who;            /* pvfs_auth_who() when made (pools with ident) */
+	int64_t idle_since;      /* pvfs_mono_ms() when pooled */
 	struct pvfs_conn *next;  /* idle list */
 };
 

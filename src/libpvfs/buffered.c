@@ -248,6 +248,8 @@ buf_read(struct pvfs_file *f, struct pvfs_buffered *b,
 			return -2;
 		}
 		b->rwin = b->rwin == 0 ? BUF_READ_MIN : b->rwin * 2;
+		if (b->rwin < len)
+			b->rwin = (uint32_t)len;
 		if (b->rwin > BUF_READ_MAX)
 			b->rwin = BUF_READ_MAX;
 		if (b->rdata == NULL &&

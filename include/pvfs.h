@@ -28,6 +28,9 @@ extern "C" {
 
 /* pvfs_open flag: a struct pvfs_filestat * follows the mode argument. */
 #define PVFS_O_META 0x20000000
+/* pvfs_open flag: write-behind and read-ahead; other clients see this
+ * open's writes after its fsync or close (doc/api.md, Buffered files). */
+#define PVFS_O_BUFFERED 0x10000000
 
 /* A file's distribution.  -1 in a field (and 0 in pcount or ssize) asks for
  * the file system default; other negative values are invalid. */

@@ -47,6 +47,7 @@ INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \
 	tests/integration/test_fair tests/integration/test_auth \
 	tests/integration/test_unlinked tests/integration/test_mirror \
 	tests/integration/test_resync tests/integration/test_size tests/integration/test_cache \
+	tests/integration/test_buffered \
 	tests/stress/kill-restart tests/stress/soak
 # test_fsck asks for the ADMIN capability through the library's internals.
 tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)

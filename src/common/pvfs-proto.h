@@ -806,6 +806,18 @@ int pvfs_cap_check(const struct pvfs_cap *cap, const uint8_t *key,
     size_t keylen, uint32_t need_rights, int64_t now, uint64_t fsid, int *why);
 /* A reason as text, for the logs. */
 const char *pvfs_cap_why(int why);
+/* The last capabilities whose MAC checked out under one key (a daemon's,
+ * which never changes): every request of an open file carries the same
+ * one, and its HMAC is most of a small request's CPU at an iod. */
+#define PVFS_CAP_MEMO 16
+struct pvfs_cap_memo {
+	uint8_t ent[PVFS_CAP_MEMO][48 + PVFS_MAC_LEN]; /* signed bytes, mac */
+	unsigned n, next;
+};
+/* pvfs_cap_check, with the MAC looked up in m first (same answers). */
+int pvfs_cap_check_memo(struct pvfs_cap_memo *m, const struct pvfs_cap *cap,
+    const uint8_t *key, size_t keylen, uint32_t need_rights, int64_t now,
+    uint64_t fsid, int *why);
 
 /* HELLO macs (hello.c). */
 void pvfs_hello_req_mac(const struct pvfs_iod_hello_req *r, const uint8_t *key,

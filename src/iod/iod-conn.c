@@ -5,7 +5,11 @@
  * A connection serves one request at a time (READ_HDR -> READ_BODY ->
  * [READ_STREAM] -> SEND_REPLY -> [SEND_STREAM] -> READ_HDR), so its queued
  * output is never more than one reply: that is the back-pressure, since a
- * peer that does not read its reply is not read either.  The socket is
+ * peer that does not read its reply is not read either.  Requests are
+ * received into a buffer of the connection's (IOD_IBUF), as much as it
+ * holds per recv, so a small WRITE costs one recv, one pwrite and one
+ * send; what follows the request (a pipelined client's next one) waits
+ * there for its turn.  The socket is
  * watched for EV_READ in the reading states and EV_WRITE in the sending
  * ones.  Each wake-up moves a bounded amount of work (IOD_BUDGET_*), then
  * returns to the loop; libev's level-triggered watchers call back at once
@@ -155,24 +159,67 @@ iod_conn_check_hdr(struct iod_conn *c)
 	return IOD_STEP_NEXT;
 }
 
+/* Take up to len bytes received ahead. */
+static size_t
+iod_conn_take(struct iod_conn *c, uint8_t *p, size_t len)
+{
+	size_t n = c->ilen - c->ipos;
+
+	if (n > len)
+		n = len;
+	memcpy(p, c->ibuf + c->ipos, n);
+	c->ipos += n;
+	return n;
+}
+
+/* One recv into ibuf, as much as fits: a small request's header, body
+ * and data (and the next request's header) come in one call. */
+static ssize_t
+iod_conn_recv_ahead(struct iod_conn *c)
+{
+	size_t have = c->ilen - c->ipos;
+	ssize_t n;
+
+	if (c->ipos > 0) {
+		memmove(c->ibuf, c->ibuf + c->ipos, have);
+		c->ipos = 0;
+		c->ilen = have;
+	}
+	n = recv(c->dc.fd, c->ibuf + c->ilen, sizeof c->ibuf - c->ilen, 0);
+	if (n > 0) {
+		c->ilen += (size_t)n;
+		iod.counters.bytes_in += (uint64_t)n;
+	}
+	return n;
+}
+
 static int
 iod_conn_read_hdr(struct iod_conn *c, struct iod_budget *b)
 {
+	size_t have = c->ilen - c->ipos;
 	ssize_t n;
 
-	if (c->got == 0 && b->reqs >= IOD_BUDGET_REQS)
+	if (have == 0 && b->reqs >= IOD_BUDGET_REQS)
 		return IOD_STEP_WAIT;
-	n = recv(c->dc.fd, c->hdr_raw + c->got, PVFS_HDR_LEN - c->got, 0);
-	if (n == 0 && c->got == 0) /* the normal end of a connection */
-		return iod_conn_drop(c, "peer closed", 0);
-	if (n <= 0)
-		return iod_conn_recv_fail(c, n, "peer closed mid-header");
-	if (c->got == 0)
-		c->dc.frame_start = ev_now(iod.loop);
-	c->got += (size_t)n;
-	iod.counters.bytes_in += (uint64_t)n;
-	if (c->got < PVFS_HDR_LEN)
-		return IOD_STEP_NEXT;
+	if (have >= PVFS_HDR_LEN && b->reqs >= IOD_BUDGET_REQS) {
+		/* A whole header waits here, not in the socket: the loop
+		 * must come back for it without readiness. */
+		c->feed = 1;
+		return IOD_STEP_WAIT;
+	}
+	if (have < PVFS_HDR_LEN) {
+		n = iod_conn_recv_ahead(c);
+		if (n == 0 && have == 0) /* the normal end of a connection */
+			return iod_conn_drop(c, "peer closed", 0);
+		if (n <= 0)
+			return iod_conn_recv_fail(c, n, "peer closed mid-header");
+		if (have == 0)
+			c->dc.frame_start = ev_now(iod.loop);
+		c->got = c->ilen - c->ipos;
+		if (c->got < PVFS_HDR_LEN)
+			return IOD_STEP_NEXT;
+	}
+	iod_conn_take(c, c->hdr_raw, PVFS_HDR_LEN);
 	c->got = 0;
 	c->op_start = pvfs_mono_ns();
 	b->reqs++;
@@ -186,6 +233,10 @@ iod_conn_read_body(struct iod_conn *c)
 	ssize_t n;
 
 	if (c->got < c->hdr.body_len) {
+		c->got += iod_conn_take(c, (c->lbody ? c->lbody : c->body) +
+		    c->got, c->hdr.body_len - c->got);
+		if (c->got == c->hdr.body_len)
+			goto done;
 		n = recv(c->dc.fd, (c->lbody ? c->lbody : c->body) + c->got,
 		    c->hdr.body_len - c->got, 0);
 		if (n <= 0)
@@ -195,6 +246,7 @@ iod_conn_read_body(struct iod_conn *c)
 		if (c->got < c->hdr.body_len)
 			return IOD_STEP_NEXT;
 	}
+done:
 	c->got = 0;
 	iod_op_dispatch(c);
 	return IOD_STEP_NEXT;
@@ -213,6 +265,17 @@ iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 
 	if (x->left == 0) {
 		iod_op_write_done(c);
+		return IOD_STEP_NEXT;
+	}
+	if (c->ipos < c->ilen) {
+		/* What came with the header first (at most IOD_IBUF). */
+		want = c->ilen - c->ipos;
+		if (want > x->left)
+			want = x->left;
+		iod_xfer_write_flush(x, c->ibuf + c->ipos, want);
+		c->ipos += want;
+		b->bytes += want;
+		b->calls++;
 		return IOD_STEP_NEXT;
 	}
 	if (iod_conn_spent(b))
@@ -285,6 +348,10 @@ iod_conn_send_reply(struct iod_conn *c)
 		return IOD_STEP_CLOSE;
 	c->state = c->stream_next ? IOD_CONN_SEND_STREAM : IOD_CONN_READ_HDR;
 	c->stream_next = 0;
+	/* A synchronous client sends its next request after this reply:
+	 * the loop's readiness tells, without a recv that would fail. */
+	if (c->state == IOD_CONN_READ_HDR && c->ipos == c->ilen)
+		return IOD_STEP_WAIT;
 	return IOD_STEP_NEXT;
 }
 
@@ -339,7 +406,7 @@ iod_conn_send_stream(struct iod_conn *c, struct iod_budget *b)
 	iod_xfer_end(x);
 	iod_conn_op_end(c);
 	c->state = IOD_CONN_READ_HDR;
-	return IOD_STEP_NEXT;
+	return c->ipos == c->ilen ? IOD_STEP_WAIT : IOD_STEP_NEXT;
 }
 
 /* Run the connection's state machine until it blocks, spends its budget
@@ -377,6 +444,10 @@ iod_conn_drive(struct iod_conn *c)
 		return;
 	}
 	iod_conn_want(c, c->state >= IOD_CONN_SEND_REPLY ? EV_WRITE : EV_READ);
+	if (c->feed) {
+		c->feed = 0;
+		ev_feed_event(iod.loop, &c->dc.rio, EV_READ);
+	}
 }
 
 static void

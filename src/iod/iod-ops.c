@@ -47,9 +47,10 @@ iod_op_cap_log(const struct pvfs_cap *cap, int why, int64_t now)
 static int
 iod_op_cap(const struct pvfs_cap *cap, uint32_t need)
 {
+	static struct pvfs_cap_memo memo;
 	int64_t now = iod_label_now();
-	int why, rc = pvfs_cap_check(cap, iod.key, iod.keylen, need, now,
-	    iod.label.fsid, &why);
+	int why, rc = pvfs_cap_check_memo(&memo, cap, iod.key, iod.keylen, need,
+	    now, iod.label.fsid, &why);
 
 	if (rc != 0) {
 		iod_op_cap_log(cap, why, now);

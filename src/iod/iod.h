@@ -28,6 +28,8 @@
 #define IOD_DEFAULT_KEYFILE PVFS_DEFAULT_KEYFILE
 
 #define IOD_BODY_MAX 512           /* largest iod request body is ~120 bytes */
+#define IOD_IBUF 8192              /* per-connection receive buffer: a small
+				      WRITE's header, body and data in one recv */
 #define IOD_LIST_BODY_MAX PVFS_MAX_BODY /* READ_LIST/WRITE_LIST bodies (heap) */
 #define IOD_XFER_BUF (4u << 20)    /* shared WRITE receive buffer */
 #define IOD_PIPE_SIZE (1 << 20)    /* shared WRITE splice pipe, if allowed */
@@ -170,6 +172,10 @@ struct iod_conn {
 
 	uint8_t hdr_raw[PVFS_HDR_LEN];
 	uint8_t body[IOD_BODY_MAX];
+	/* Bytes received ahead: ibuf[ipos..ilen) come before the socket's. */
+	uint8_t ibuf[IOD_IBUF];
+	size_t ipos, ilen;
+	int feed;                 /* budget spent with a request in ibuf */
 	uint8_t *lbody;           /* a LIST request's larger body, or NULL */
 	size_t got;               /* bytes of header or body read so far */
 	struct pvfs_hdr hdr;      /* the request being served */

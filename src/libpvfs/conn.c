@@ -21,6 +21,7 @@
 
 #define CONN_IDLE_MAX 64      /* idle sockets kept per server */
 #define CONN_RECV_INLINE 4096 /* most mgr replies fit: one recv() */
+#define CONN_FRESH_MS 200     /* pooled this recently: no liveness poll */
 
 static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t conn_reqid_ctr;
@@ -222,8 +223,11 @@ pvfs_conn_acquire(struct conn_pool *p, int timeout_ms, struct pvfs_conn **out)
 
 	while ((c = conn_pop(p, host, &port)) != NULL) {
 		/* Made for another identity (setuid since): the mgr would act
-		 * for that one. */
-		if (conn_alive(c->fd) && c->who == who) {
+		 * for that one.  A socket pooled a moment ago skips the poll
+		 * (a system call per request): if its peer left meanwhile, the
+		 * exchange fails before any reply and is sent again (stale). */
+		if (c->who == who && (pvfs_mono_ms() - c->idle_since <
+		    CONN_FRESH_MS || conn_alive(c->fd))) {
 			c->reused = 1;
 			*out = c;
 			return 0;
@@ -279,6 +283,7 @@ conn_new(struct conn_pool *p, const char *host, uint16_t port, int timeout_ms,
 void
 pvfs_conn_release(struct conn_pool *p, struct pvfs_conn *c)
 {
+	c->idle_since = pvfs_mono_ms();
 	pthread_mutex_lock(&conn_lock);
 	if (p->pid == getpid() && p->nidle < CONN_IDLE_MAX) {
 		c->next = p->idle;

@@ -213,6 +213,7 @@ int
 pvfs_close(int fd)
 {
 	struct file_desc *d;
+	int rc;
 
 	pthread_mutex_lock(&file_lock);
 	if ((d = file_lookup(fd)) == NULL) {
@@ -223,7 +224,14 @@ pvfs_close(int fd)
 	file_tab[fd] = NULL;
 	close(fd);
 	pthread_mutex_unlock(&file_lock);
+	/* A buffered file's writes go now, and their error is close's. */
+	if ((rc = pvfs_buffered_flush(d->f)) != 0)
+		rc = errno;
 	pvfs_fdtab_put(d);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
 	return 0;
 }
 

@@ -10,7 +10,7 @@ noinst_LTLIBRARIES += libpvfs-client.la
 libpvfs_client_la_SOURCES = \
 	src/libpvfs/pvfs-internal.h src/libpvfs/pvfs-client.h \
 	src/libpvfs/client.c src/libpvfs/path.c src/libpvfs/resolve.c src/libpvfs/conn.c src/libpvfs/auth.c \
-	src/libpvfs/pvfs-file.c src/libpvfs/file.c src/libpvfs/meta.c \
+	src/libpvfs/pvfs-file.c src/libpvfs/buffered.c src/libpvfs/file.c src/libpvfs/meta.c \
 	src/libpvfs/dir.c src/libpvfs/listio.c src/libpvfs/admin.c src/libpvfs/resync.c \
 	src/libpvfs/size-list.c src/libpvfs/lease.c src/libpvfs/cache.c \
 	src/libpvfs/io.c src/libpvfs/io-engine.h src/libpvfs/io-engine.c \

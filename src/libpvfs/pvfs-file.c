@@ -61,8 +61,10 @@ pvfs_file_atfork_child(void)
 {
 	struct pvfs_file *f;
 
-	for (f = pfile_list; f != NULL; f = f->next)
+	for (f = pfile_list; f != NULL; f = f->next) {
 		pthread_mutex_init(&f->cap_lock, NULL);
+		pvfs_buffered_atfork_child(f);
+	}
 	pthread_mutex_unlock(&pfile_lock);
 }
 
@@ -109,6 +111,7 @@ pvfs_file_close(struct pvfs_file *f)
 	if (f->next != NULL)
 		f->next->prev = f->prev;
 	pthread_mutex_unlock(&pfile_lock);
+	pvfs_buffered_close(f);
 	pvfs_mirror_close(f);
 	if (f->leased)
 		pvfs_lease_drop(f->fs, f->ino, f->leased == 2,
@@ -276,7 +279,7 @@ pvfs_file_open_copies(const char *path, int flags, mode_t mode,
 		return NULL;
 	}
 	f = pfile_new(w.fs, rep.attr.ino, rep.attr.mode, flags, &rep.cap);
-	if (f != NULL && pfile_lease(f) != 0) {
+	if (f != NULL && (pfile_lease(f) != 0 || pvfs_buffered_open(f) != 0)) {
 		pvfs_file_close(f);
 		return NULL;
 	}
@@ -550,6 +553,16 @@ ssize_t
 pvfs_file_segs(struct pvfs_file *f, int write, const struct pvfs_pattern *seg,
     uint32_t nseg, const struct iovec *iov, int iovcnt)
 {
+	if (f->buffered != NULL)
+		return pvfs_buffered_segs(f, write, seg, nseg, iov, iovcnt);
+	return pvfs_file_segs_direct(f, write, seg, nseg, iov, iovcnt);
+}
+
+ssize_t
+pvfs_file_segs_direct(struct pvfs_file *f, int write,
+    const struct pvfs_pattern *seg, uint32_t nseg, const struct iovec *iov,
+    int iovcnt)
+{
 	struct io_file io;
 	ssize_t n;
 
@@ -619,6 +632,7 @@ pvfs_file_size(struct pvfs_file *f, uint64_t *size)
 	*size = 0;
 	if (!S_ISREG(f->mode))
 		return 0;
+	pvfs_buffered_settle(f);
 	pvfs_file_io(f, &io);
 	rc = pvfs_io_size(&io, &sz);
 	pvfs_file_io_done(f, &io);
@@ -634,6 +648,7 @@ pvfs_file_stat(struct pvfs_file *f, struct stat *st)
 	struct pvfs_mgr_attrcap_rep rep;
 	uint64_t gen;
 
+	pvfs_buffered_settle(f);
 	memset(&req, 0, sizeof(req));
 	pvfs_client_cred(&req.cred);
 	req.ino = f->ino;
@@ -660,6 +675,8 @@ pvfs_file_truncate(struct pvfs_file *f, uint64_t length)
 		errno = EINVAL;
 		return -1;
 	}
+	if (pvfs_buffered_flush(f) != 0)
+		return -1;
 	__atomic_store_n(&f->wrote, 1, __ATOMIC_RELEASE);
 	pvfs_lease_check_write(f->fs);
 	pvfs_file_io(f, &io);
@@ -674,13 +691,18 @@ int
 pvfs_file_sync(struct pvfs_file *f, int datasync)
 {
 	struct io_file io;
-	int rc;
+	int rc, err;
 
 	if (!S_ISREG(f->mode))
 		return 0;
+	err = pvfs_buffered_flush(f) != 0 ? errno : 0;
 	pvfs_file_io(f, &io);
 	rc = pvfs_io_fsync(&io, datasync);
 	pvfs_file_io_done(f, &io);
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
 	return rc;
 }
 

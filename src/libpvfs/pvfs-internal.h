@@ -29,6 +29,7 @@ struct pvfs_conn {
 	int fd;
 	int reused;              /* came from the pool: the peer may have left */
 	uint64_t who;            /* pvfs_auth_who() when made (pools with ident) */
+	int64_t idle_since;      /* pvfs_mono_ms() when pooled */
 	struct pvfs_conn *next;  /* idle list */
 };
 
@@ -245,6 +246,8 @@ struct pvfs_file {
 	 * operation on the file, which fails with EIO until they went. */
 	struct pvfs_mirror_range *pend;
 	uint32_t npend;
+	/* PVFS_O_BUFFERED: write-behind and read-ahead (buffered.c). */
+	struct pvfs_buffered *buffered;
 };
 
 /* Snapshot of f's capability for the I/O engine. */
@@ -261,6 +264,24 @@ int pvfs_file_access(const struct pvfs_file *f, int write);
  * short read ends it; O_SYNC/O_DSYNC after a write.  The caller checked
  * access.  The bytes moved, or -1 with errno. */
 ssize_t pvfs_file_segs(struct pvfs_file *f, int write,
+    const struct pvfs_pattern *seg, uint32_t nseg, const struct iovec *iov,
+    int iovcnt);
+/* pvfs_file_segs past any buffer: to the iods now. */
+ssize_t pvfs_file_segs_direct(struct pvfs_file *f, int write,
+    const struct pvfs_pattern *seg, uint32_t nseg, const struct iovec *iov,
+    int iovcnt);
+/* ---- buffered.c: PVFS_O_BUFFERED's write-behind and read-ahead ---- */
+/* Give f its buffers if it was opened with the flag.  0 or -1/ENOMEM. */
+int pvfs_buffered_open(struct pvfs_file *f);
+void pvfs_buffered_close(struct pvfs_file *f);
+void pvfs_buffered_atfork_child(struct pvfs_file *f);
+/* Write out what is buffered; -1 with errno for its error or one kept
+ * from an earlier flush. */
+int pvfs_buffered_flush(struct pvfs_file *f);
+/* Write out what is buffered, keeping an error for the next write,
+ * fsync or close (before size and stat). */
+void pvfs_buffered_settle(struct pvfs_file *f);
+ssize_t pvfs_buffered_segs(struct pvfs_file *f, int write,
     const struct pvfs_pattern *seg, uint32_t nseg, const struct iovec *iov,
     int iovcnt);
 /* Host O_* access mode and flags to PVFS_OF_*. */

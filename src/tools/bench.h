@@ -114,6 +114,7 @@ struct bench_data_opts {
 	int exists;               /* the caller created the file and removes it */
 	int copies;               /* > 0: a mirrored file of that many copies */
 	int read_only;            /* runs read the file, written before */
+	int buffered;             /* open with PVFS_O_BUFFERED; close timed */
 };
 struct bench_data_result {
 	double write_mbps[BENCH_RUNS], read_mbps[BENCH_RUNS];

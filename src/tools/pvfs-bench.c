@@ -65,6 +65,8 @@ usage(FILE *f)
 "      --base N        first iod (default: the file system's choice)\n"
 "      --fsync         fsync before the end of each write phase\n"
 "      --verify        check the data read back (costs client CPU)\n"
+"      --buffered      open with PVFS_O_BUFFERED (write-behind, read-ahead;\n"
+"                      doc/api.md); the close is then inside the timed span\n"
 "      --path P        the PVFS file (default PREFIX/pvfs-bench.PID)\n"
 "      --local-dir D   where the local references run (default: the\n"
 "                      directory holding the mgr's meta dir when it is on\n"
@@ -339,7 +341,7 @@ where_init(struct where *w, const char *path, const char *local_dir,
 /* ---- the command line ---- */
 
 struct opts {
-	int clients, files, fsync, verify, no_ref, rank, nprocs;
+	int clients, files, fsync, verify, no_ref, rank, nprocs, buffered;
 	uint64_t size, block, region;
 	int64_t ssize, pcount, base;
 	const char *path, *local_dir, *sync_dir, *mount;
@@ -349,7 +351,7 @@ struct opts {
 
 enum { OPT_BASE = 256, OPT_FSYNC, OPT_VERIFY, OPT_PATH, OPT_LOCAL_DIR,
 	OPT_NO_REF, OPT_RANK, OPT_NPROCS, OPT_SYNC_DIR, OPT_REGION, OPT_MOUNT,
-	OPT_COPIES, OPT_IOD_DOWN, OPT_IOD_UP };
+	OPT_COPIES, OPT_IOD_DOWN, OPT_IOD_UP, OPT_BUFFERED };
 
 static const struct option long_opts[] = {
 	{ "clients", required_argument, NULL, 'c' },
@@ -361,6 +363,7 @@ static const struct option long_opts[] = {
 	{ "base", required_argument, NULL, OPT_BASE },
 	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "buffered", no_argument, NULL, OPT_BUFFERED },
 	{ "path", required_argument, NULL, OPT_PATH },
 	{ "local-dir", required_argument, NULL, OPT_LOCAL_DIR },
 	{ "no-ref", no_argument, NULL, OPT_NO_REF },
@@ -428,6 +431,7 @@ opt_one(struct opts *o, int c, const char *arg)
 	case OPT_BASE: o->base = opt_int(arg, "base", 0, 1 << 20); break;
 	case OPT_FSYNC: o->fsync = 1; break;
 	case OPT_VERIFY: o->verify = 1; break;
+	case OPT_BUFFERED: o->buffered = 1; break;
 	case OPT_PATH: o->path = arg; break;
 	case OPT_LOCAL_DIR: o->local_dir = arg; break;
 	case OPT_NO_REF: o->no_ref = 1; break;
@@ -663,12 +667,13 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 	double mr = ref->have_mnt ? bench_reported(ref->mnt.read_mbps) : 0;
 
 	printf("pvfs-bench data: %d client%s x %d iods (base %d), %s per client "
-	    "(%s total), block %s, stripe %s, fsync %s\n", d->clients,
+	    "(%s total), block %s, stripe %s, fsync %s%s\n", d->clients,
 	    d->clients == 1 ? "" : "s", r->pcount, r->base,
 	    bench_fmt_size(d->size, s1, sizeof(s1)),
 	    bench_fmt_size(d->size * (uint64_t)d->clients, s2, sizeof(s2)),
 	    bench_fmt_size(d->block, s3, sizeof(s3)),
-	    bench_fmt_size((uint64_t)r->ssize, s4, sizeof(s4)), d->fsync ? "yes" : "no");
+	    bench_fmt_size((uint64_t)r->ssize, s4, sizeof(s4)), d->fsync ? "yes" : "no",
+	    d->buffered ? ", buffered (PVFS_O_BUFFERED, close timed)" : "");
 	printf("  %-22s %10s %10s %10s %10s\n", "MB/s (10^6 B/s)", "run 1",
 	    "run 2", "run 3", "reported");
 	print_runs("pvfs write", r->write_mbps);
@@ -705,11 +710,11 @@ data_print(const struct bench_data_opts *d, const struct bench_data_result *r,
 		    ratio(wr, ts), s1, ratio(rd, ts));
 	}
 	printf("RESULT data clients=%d pcount=%d size=%llu block=%llu ssize=%d "
-	    "fsync=%d write=%.1f read=%.1f tcp=%.1f local_write=%.1f "
+	    "fsync=%d buffered=%d write=%.1f read=%.1f tcp=%.1f local_write=%.1f "
 	    "local_read=%.1f write_ratio=%.3f read_ratio=%.3f tcp_streams=%.1f "
 	    "write_streams_ratio=%.3f read_streams_ratio=%.3f\n", d->clients,
 	    r->pcount, (unsigned long long)d->size, (unsigned long long)d->block,
-	    r->ssize, d->fsync, wr, rd, tcp, lw, lr, ratio(wr, wref), ratio(rd, tcp),
+	    r->ssize, d->fsync, d->buffered, wr, rd, tcp, lw, lr, ratio(wr, wref), ratio(rd, tcp),
 	    ts, ratio(wr, ts), ratio(rd, ts));
 	if (ref->have_mir)
 		data_print_mirror(d, r, ref);
@@ -743,6 +748,7 @@ cmd_data(const struct opts *o)
 	d.base = (int32_t)o->base;
 	d.fsync = o->fsync;
 	d.verify = o->verify;
+	d.buffered = o->buffered;
 	d.sync_dir = o->sync_dir;
 	d.flush_fs = w.local_dir;
 	d.rank = o->rank;

@@ -43,6 +43,12 @@ for k in write read tcp local_write local_read write_ratio read_ratio \
 done
 grep -q 'pvfs-bench data: 2 clients x 2 iods' "$OUT" || fail "data header"
 
+"$B/pvfs-bench" data -c 1 -s 1M -b 4K --buffered --verify --no-ref >"$OUT" 2>&1 ||
+	fail "buffered data job failed"
+has_figure data write
+has_figure data read
+grep -q '^RESULT data .* buffered=1 ' "$OUT" || fail "buffered not in RESULT"
+
 "$B/pvfs-bench" meta -c 2 -n 40 >"$OUT" 2>&1 || fail "meta job failed"
 for op in create+close open+close stat readdir rename unlink; do
 	grep "^RESULT meta .* op=$op " "$OUT" | grep -Eq ' rate=[1-9]' ||

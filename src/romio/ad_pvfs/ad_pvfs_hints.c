@@ -2,7 +2,8 @@
  * ad_pvfs_hints.c - PVFS 1's hints: striping_factor (pcount), striping_unit
  * (ssize) and start_iodevice (base) choose a new file's distribution, and
  * must agree on every rank; pvfs_copies (mirrored files: copies of every
- * stripe on distinct iods; doc/romio.md) is kept in fd->info for Open;
+ * stripe on distinct iods; doc/romio.md) and pvfs_buffered
+ * (PVFS_O_BUFFERED) are kept in fd->info for Open;
  * romio_pvfs_listio_read/write switch list I/O for independent
  * noncontiguous access.  The rest is ROMIO's.
  */
@@ -10,6 +11,7 @@
 #include "adioi.h"
 #include "hint_fns.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* The striping keys stay out of fd->info unless the user gives them: Open
  * fills in the others from the file's real distribution. */
@@ -42,6 +44,20 @@ static void pvfs_hint_copies(ADIO_File fd, MPI_Info users_info)
         ADIOI_Info_set(fd->info, "pvfs_copies", value);
 }
 
+/* pvfs_buffered enable: each rank opens with PVFS_O_BUFFERED (doc/api.md,
+ * Buffered files), kept in fd->info as pvfs_copies is.  MPI's default
+ * (nonatomic) consistency asks no more: writes are visible to other
+ * processes after MPI_File_sync or close. */
+static void pvfs_hint_buffered(ADIO_File fd, MPI_Info users_info)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag;
+
+    ADIOI_Info_get(users_info, "pvfs_buffered", MPI_MAX_INFO_VAL, value, &flag);
+    if (flag && (strcmp(value, "enable") == 0 || strcmp(value, "disable") == 0))
+        ADIOI_Info_set(fd->info, "pvfs_buffered", value);
+}
+
 /* A value that differs from rank 0's is not taken (the rank keeps the
  * default) and yields MPI_ERR_NOT_SAME; ROMIO's open ignores that code, so
  * a file is created with rank 0's distribution.  ROMIO's own hints are set
@@ -62,6 +78,7 @@ void ADIOI_PVFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             ADIOI_Info_check_and_install_int(fd, users_info, "start_iodevice",
                                              &fd->hints->start_iodevice, myname, &ours);
             pvfs_hint_copies(fd, users_info);
+            pvfs_hint_buffered(fd, users_info);
         }
     }
     if (users_info != MPI_INFO_NULL) {

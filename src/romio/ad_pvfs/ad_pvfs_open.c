@@ -87,10 +87,23 @@ static int pvfs_hint_copies(ADIO_File fd)
     return flag ? atoi(value) : 0;
 }
 
+/* The pvfs_buffered hint SetInfo kept: 1 for enable. */
+static int pvfs_hint_buffered(ADIO_File fd)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag;
+
+    ADIOI_Info_get(fd->info, "pvfs_buffered", MPI_MAX_INFO_VAL, value, &flag);
+    return flag && strcmp(value, "enable") == 0;
+}
+
 static int pvfs_open_file(ADIO_File fd, int flags, int perm, struct pvfs_filestat *meta)
 {
     char *name = ADIOI_PVFS_Libname(fd->filename);
     int fds, saved, copies = pvfs_hint_copies(fd);
+
+    if (pvfs_hint_buffered(fd))
+        flags |= PVFS_O_BUFFERED;
 
     if ((flags & O_CREAT) && copies > 0)
         fds = pvfs_open_mirror(name, flags, perm, meta, copies);
@@ -163,13 +176,21 @@ void ADIOI_PVFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
 void ADIOI_PVFS_Close(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_PVFS_CLOSE";
-    int err;
+    int err = 0, saved = 0;
 
+    /* A buffered rank's writes go before the barrier: after it another
+     * rank may delete the file. */
+    if (pvfs_hint_buffered(fd) && (err = pvfs_fsync(fd->fd_sys)) == -1)
+        saved = errno;
     if (fd->fs_ptr == &pvfs_close_is_collective) {
         fd->fs_ptr = NULL;
         MPI_Barrier(fd->comm);
     }
-    err = pvfs_close(fd->fd_sys);
+    if (pvfs_close(fd->fd_sys) == -1 && err == 0) {
+        err = -1;
+        saved = errno;
+    }
+    errno = saved;
 
     fd->fd_sys = -1;
     if (err == -1) {

@@ -762,7 +762,7 @@ rs_done(const struct pvfs_mgr_resync_req *q, int ok)
 	r.copy = q->copy;
 	r.dgen = q->dgen;
 	mgr_journal_log(&r);
-	mgr_size_dirty(in); /* the copy is read from now on */
+	mgr_size_dirty(mgr_ns_get(q->ino)); /* the copy is read from now on */
 	rs_change(mgr_mirror_iod(&in->dist, q->rel, q->copy), q->ino, q->gen,
 	    q->rel, q->copy, 1);
 	return 0;

@@ -109,12 +109,12 @@ END {
 	ratio_row("18.1 TCP: 4 clients x 4 iods write / 4x4 streams", "data-tcp",
 	    "clients=4,fsync=0", "write_streams_ratio", 0.90, "tcp_streams",
 	    "streams MB/s", "no TCP run")
-	if ((i = find("meta", "clients=1,op=stat-cached")))
+	if ((i = find("meta", "clients=1,op=stat-again")))
 		at_least("18.2 repeated stat, unchanged file (ops/s)", f[i, "rate"] + 0,
 		    50000, "%.0f", sprintf("local %.0f/s", f[i, "local_rate"]))
 	else
 		missing("18.2 repeated stat, unchanged file (ops/s)", ">= 50000",
-		    "no stat-cached op")
+		    "no stat-again op")
 	if ((i = find("meta", "clients=1,op=stat")))
 		below("18.3 stat median, 4 iods (us)", f[i, "p50_us"] + 0, 50, "%.1f",
 		    sprintf("local %.1f us", f[i, "local_p50_us"]))

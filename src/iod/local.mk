@@ -6,6 +6,7 @@ libpvfs_iod_la_LIBADD = $(EV_LIBS)
 libpvfs_iod_la_SOURCES = \
 	src/iod/iod.h src/iod/iod-conn.c src/iod/iod-ops.c src/iod/iod-xfer.c \
 	src/iod/iod-store.c src/iod/iod-admin.c src/iod/iod-label.c \
-	src/iod/iod-mirror.c
+	src/iod/iod-mirror.c \
+	src/iod/iod-intent.c
 pvfs_iod_SOURCES = src/iod/iod.c
 pvfs_iod_LDADD = libpvfs-iod.la libpvfs-daemon.la libpvfs-common.la

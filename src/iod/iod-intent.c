@@ -1,0 +1,423 @@
+/*
+ * iod-intent.c - the write-intent log of mirrored copies, for a host
+ * crash (doc/design.md, "Mirrored files": host crash).
+ *
+ * An iod acknowledges a write once it is in the page cache.  If the host
+ * loses power, a copy here may lack bytes the other copy has, and nothing
+ * would say so.  So, as md-raid's write-intent bitmap: before the first
+ * client write to a copy of a mirrored file in an epoch, the copy is
+ * appended to DATADIR/mirror-intent and the log made durable; at the end
+ * of the epoch (IN_EPOCH after its first entry, and on a clean exit) the
+ * copies named are synced and the log cut back.  A log found non-empty at
+ * start was left by an unclean stop: if the host has not restarted since
+ * (same boot id) its page cache kept every byte and a sync is enough;
+ * else the copies may have lost acknowledged bytes: the iod is *unclean*,
+ * serves no copy of a mirrored file, and says so in its HELLO replies
+ * until the mgr has marked its copies stale (mgr-iods.c: a rebuild of the
+ * iod, journaled, whose set the iod then takes whole).  The log keeps the
+ * entries of the crash until then, so a second crash loses nothing.
+ *
+ * Format: a 64-byte header (magic, the boot id, a crc) and 32-byte
+ * records (ino, gen, rel, copy, a crc), big-endian.  A record cut short
+ * or all zeros at the end is an append the crash interrupted (the write
+ * it announced had not started) and is ignored; anything else that does
+ * not check stops the iod (fail closed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iod.h"
+
+#define IN_NAME "mirror-intent"
+#define IN_MAGIC "PVFSINT1"
+#define IN_HDR 64u
+#define IN_REC 32u
+#define IN_BOOT 40u     /* a boot id: 36 characters, NUL-padded */
+#define IN_EPOCH 2.0    /* seconds from an epoch's first entry to its sync */
+#define IN_HASH 256u
+
+struct in_ent {
+	struct in_ent *next;
+	uint64_t ino, gen;
+	uint32_t rel, copy;
+};
+
+static int in_fd = -1;
+static char in_path[4096];
+static char in_boot[IN_BOOT];
+static struct in_ent *in_tab[IN_HASH]; /* this epoch's copies */
+static size_t in_count;
+static uint64_t in_base;  /* bytes kept: header and an unclean stop's */
+static uint64_t in_len;   /* bytes in the log */
+static int in_unclean;    /* copies may lack acknowledged bytes */
+static int in_reported;   /* a HELLO reply said so */
+static ev_timer in_timer;
+static int in_timer_init;
+
+static void
+in_boot_id(void)
+{
+	const char *s = getenv("PVFS_TEST_BOOT_ID"); /* tests: a "reboot" */
+	FILE *f;
+
+	memset(in_boot, 0, sizeof(in_boot));
+	if (s != NULL && *s != '\0') {
+		snprintf(in_boot, sizeof(in_boot), "%s", s);
+		return;
+	}
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "r")) == NULL)
+		return; /* unknown: every unclean stop counts as a crash */
+	if (fgets(in_boot, sizeof(in_boot), f) == NULL)
+		memset(in_boot, 0, sizeof(in_boot));
+	in_boot[strcspn(in_boot, "\n")] = '\0';
+	fclose(f);
+}
+
+static void
+in_hdr_encode(uint8_t *p)
+{
+	memset(p, 0, IN_HDR);
+	memcpy(p, IN_MAGIC, 8);
+	memcpy(p + 8, in_boot, IN_BOOT);
+	pvfs_be32_put(p + IN_HDR - 4, pvfs_crc32c(0, p, IN_HDR - 4));
+}
+
+static void
+in_rec_encode(uint8_t *p, const struct in_ent *e)
+{
+	memset(p, 0, IN_REC);
+	pvfs_be64_put(p, e->ino);
+	pvfs_be64_put(p + 8, e->gen);
+	pvfs_be32_put(p + 16, e->rel);
+	pvfs_be32_put(p + 20, e->copy);
+	pvfs_be32_put(p + IN_REC - 4, pvfs_crc32c(0, p, IN_REC - 4));
+}
+
+static int
+in_check(const uint8_t *p, size_t n)
+{
+	return pvfs_be32_get(p + n - 4) == pvfs_crc32c(0, p, n - 4);
+}
+
+static size_t
+in_hash(uint64_t ino, uint32_t rel, uint32_t copy)
+{
+	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)rel << 8) ^ copy;
+
+	return (size_t)((h ^ (h >> 29)) % IN_HASH);
+}
+
+static struct in_ent *
+in_find(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
+{
+	struct in_ent *e;
+
+	for (e = in_tab[in_hash(ino, rel, copy)]; e != NULL; e = e->next)
+		if (e->ino == ino && e->gen == gen && e->rel == rel &&
+		    e->copy == copy)
+			return e;
+	return NULL;
+}
+
+static void
+in_add(const struct in_ent *n)
+{
+	struct in_ent *e;
+	size_t h = in_hash(n->ino, n->rel, n->copy);
+
+	if ((e = malloc(sizeof(*e))) == NULL)
+		pvfs_fatal("out of memory (intent log)");
+	*e = *n;
+	e->next = in_tab[h];
+	in_tab[h] = e;
+	in_count++;
+}
+
+static void
+in_clear(void)
+{
+	struct in_ent *e;
+	size_t h;
+
+	for (h = 0; h < IN_HASH; h++) {
+		while ((e = in_tab[h]) != NULL) {
+			in_tab[h] = e->next;
+			free(e);
+		}
+	}
+	in_count = 0;
+}
+
+/* Make one copy's bytes durable: 0 or an errno (a removed one is none). */
+static int
+in_sync_copy(const struct in_ent *e)
+{
+	struct iod_file *f;
+	int err = 0;
+
+	if ((f = iod_store_get(e->ino, e->gen, e->copy, 0, &err)) == NULL)
+		return err == ENOENT ? 0 : err;
+	if (fsync(f->fd) != 0)
+		err = errno;
+	iod_store_put(f);
+	if (err == 0)
+		err = -iod_store_sync_dir(e->ino);
+	return err;
+}
+
+/* Cut the log back to len bytes, durably. */
+static int
+in_cut(uint64_t len)
+{
+	if (ftruncate(in_fd, (off_t)len) != 0 || fdatasync(in_fd) != 0)
+		return errno;
+	in_len = len;
+	return 0;
+}
+
+/* The end of an epoch: every copy written in it synced, the log cut back
+ * to what must stay.  On an error nothing is forgotten (tried again). */
+static int
+in_epoch_end(void)
+{
+	struct in_ent *e;
+	uint64_t keep;
+	size_t h;
+	int err;
+
+	for (h = 0; h < IN_HASH; h++) {
+		for (e = in_tab[h]; e != NULL; e = e->next) {
+			if ((err = in_sync_copy(e)) != 0) {
+				pvfs_log_error("%s: sync of %" PRIu64 ".%" PRIx64
+				    " copy %u: %s (kept in the log)", in_path,
+				    e->ino, e->gen, e->copy, strerror(err));
+				return err;
+			}
+		}
+	}
+	keep = in_unclean ? in_base : 0;
+	if (in_len > keep && (err = in_cut(keep)) != 0) {
+		pvfs_log_error("%s: %s", in_path, strerror(err));
+		return err;
+	}
+	in_clear();
+	return 0;
+}
+
+static void
+in_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	if (in_epoch_end() != 0)
+		ev_timer_start(iod.loop, &in_timer); /* again later */
+}
+
+/* Read the log left by the last run: records into the table (each
+ * copy once), *good the bytes up to the last whole one; -1 with *cause
+ * if it is damaged. */
+static int
+in_load(uint64_t size, int *same_boot, uint64_t *good, char **cause)
+{
+	uint8_t h[IN_HDR], r[IN_REC];
+	struct in_ent e;
+	uint64_t off;
+
+	if (pread(in_fd, h, IN_HDR, 0) != (ssize_t)IN_HDR ||
+	    memcmp(h, IN_MAGIC, 8) != 0 || !in_check(h, IN_HDR)) {
+		pvfs_set_cause(cause, "%s: damaged header", in_path);
+		return -1;
+	}
+	*same_boot = in_boot[0] != '\0' &&
+	    memcmp(h + 8, in_boot, IN_BOOT) == 0;
+	for (off = IN_HDR; off + IN_REC <= size; off += IN_REC) {
+		static const uint8_t zero[IN_REC];
+
+		if (pread(in_fd, r, IN_REC, (off_t)off) != (ssize_t)IN_REC) {
+			pvfs_set_cause(cause, "%s: %s", in_path, strerror(errno));
+			return -1;
+		}
+		if (!in_check(r, IN_REC)) {
+			if (off + IN_REC >= size && memcmp(r, zero, IN_REC) == 0)
+				break; /* an interrupted append, at the end */
+			pvfs_set_cause(cause, "%s: damaged record at byte %"
+			    PRIu64, in_path, off);
+			return -1;
+		}
+		e.ino = pvfs_be64_get(r);
+		e.gen = pvfs_be64_get(r + 8);
+		e.rel = pvfs_be32_get(r + 16);
+		e.copy = pvfs_be32_get(r + 20);
+		if (in_find(e.ino, e.gen, e.rel, e.copy) == NULL)
+			in_add(&e);
+		*good = off + IN_REC;
+	}
+	return 0;
+}
+
+/* The iod died, its host did not: the page cache kept every byte.  Sync
+ * the copies named (one that cannot be opened serves nothing) and start
+ * clean. */
+static int
+in_same_boot(char **cause)
+{
+	struct in_ent *e;
+	size_t h;
+	int err;
+
+	pvfs_log_info("%s: unclean stop of the iod (not of its host): "
+	    "syncing the %zu copies written last", in_path, in_count);
+	for (h = 0; h < IN_HASH; h++)
+		for (e = in_tab[h]; e != NULL; e = e->next)
+			if ((err = in_sync_copy(e)) != 0)
+				pvfs_log_warn("%s: sync of %" PRIu64 ".%" PRIx64
+				    " copy %u: %s", in_path, e->ino, e->gen,
+				    e->copy, strerror(err));
+	in_clear();
+	if ((err = in_cut(0)) != 0) {
+		pvfs_set_cause(cause, "%s: %s", in_path, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+int
+iod_intent_open(const char *datadir, char **cause)
+{
+	struct stat st;
+	uint64_t good = IN_HDR;
+	int same_boot = 0, dfd, err;
+
+	snprintf(in_path, sizeof(in_path), "%s/%s", datadir, IN_NAME);
+	in_boot_id();
+	in_fd = open(in_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (in_fd == -1 || fstat(in_fd, &st) != 0) {
+		pvfs_set_cause(cause, "%s: %s", in_path, strerror(errno));
+		return -1;
+	}
+	if ((dfd = open(datadir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		(void)fsync(dfd); /* the log itself survives a crash */
+		close(dfd);
+	}
+	if (st.st_size == 0)
+		return 0;
+	if (in_load((uint64_t)st.st_size, &same_boot, &good, cause) != 0) {
+		char *c = *cause;
+
+		pvfs_set_cause(cause, "%s; the mirrored copies of this iod may "
+		    "lack acknowledged bytes and the log cannot say which: run "
+		    "pvfs-resync --rebuild %u, then remove the file and start "
+		    "the iod", c, iod.label.index);
+		free(c);
+		return -1;
+	}
+	in_len = (uint64_t)st.st_size;
+	if (same_boot)
+		return in_same_boot(cause);
+	in_unclean = 1;
+	in_base = good; /* an interrupted append's bytes go */
+	if (good < in_len && (err = in_cut(good)) != 0) {
+		pvfs_set_cause(cause, "%s: %s", in_path, strerror(err));
+		return -1;
+	}
+	pvfs_log_warn("%s: the host stopped uncleanly with %zu mirrored copies "
+	    "written here but not synced: they may lack acknowledged bytes; "
+	    "no mirrored copy is served until the mgr has marked this iod's "
+	    "copies stale (they are then resynced)", in_path, in_count);
+	in_clear();
+	return 0;
+}
+
+/* A client is about to write copy `copy` of part rel of (ino, gen): the
+ * first time in an epoch, log it durably.  0 or an errno (the write then
+ * fails: fail closed). */
+int
+iod_intent_note(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
+{
+	struct in_ent e = { NULL, ino, gen, rel, copy };
+	uint8_t b[IN_HDR + IN_REC];
+	size_t n = 0;
+	uint64_t at = in_len;
+
+	if (in_find(ino, gen, rel, copy) != NULL)
+		return 0;
+	if (in_len == 0) {
+		in_hdr_encode(b);
+		n = IN_HDR;
+	}
+	in_rec_encode(b + n, &e);
+	n += IN_REC;
+	errno = 0;
+	if (pwrite(in_fd, b, n, (off_t)at) != (ssize_t)n ||
+	    fdatasync(in_fd) != 0) {
+		int err = errno ? errno : EIO;
+
+		pvfs_log_error("%s: %s (mirrored writes refused)", in_path,
+		    strerror(err));
+		(void)ftruncate(in_fd, (off_t)at);
+		return err;
+	}
+	in_len = at + n;
+	in_add(&e);
+	if (!in_timer_init) {
+		ev_timer_init(&in_timer, in_timer_cb, IN_EPOCH, 0.);
+		in_timer_init = 1;
+	}
+	if (!ev_is_active(&in_timer))
+		ev_timer_start(iod.loop, &in_timer);
+	return 0;
+}
+
+/* The iod stops cleanly: the epoch ends now. */
+void
+iod_intent_close(void)
+{
+	if (in_fd == -1)
+		return;
+	if (in_timer_init)
+		ev_timer_stop(iod.loop, &in_timer);
+	if (in_count > 0)
+		(void)in_epoch_end();
+	close(in_fd);
+	in_fd = -1;
+}
+
+/* While unclean, no copy of a mirrored file is served. */
+int
+iod_intent_unclean(void)
+{
+	return in_unclean;
+}
+
+/* A HELLO reply says so (PVFS_HELLO_UNCLEAN). */
+void
+iod_intent_reported(void)
+{
+	in_reported = 1;
+}
+
+/* A whole stale set arrived: if it came after a reply that said we are
+ * unclean, the mgr has marked our copies (it does so before it sends the
+ * set), and the entries of the crash may go. */
+void
+iod_intent_set_taken(void)
+{
+	int err;
+
+	if (!in_unclean || !in_reported)
+		return;
+	in_unclean = 0;
+	pvfs_log_info("%s: the mgr marked this iod's copies stale: served "
+	    "again once resynced", in_path);
+	in_base = 0;
+	if (in_count == 0 && (err = in_cut(0)) != 0)
+		pvfs_log_error("%s: %s", in_path, strerror(err));
+	/* else the epoch's end cuts it all */
+}

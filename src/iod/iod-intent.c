@@ -5,10 +5,14 @@
  * An iod acknowledges a write once it is in the page cache.  If the host
  * loses power, a copy here may lack bytes the other copy has, and nothing
  * would say so.  So, as md-raid's write-intent bitmap: before the first
- * client write to a copy of a mirrored file in an epoch, the copy is
- * appended to DATADIR/mirror-intent and the log made durable; at the end
- * of the epoch (IN_EPOCH after its first entry, and on a clean exit) the
- * copies named are synced and the log cut back.  A log found non-empty at
+ * client write or truncate of a copy of a mirrored file, the copy is
+ * appended to DATADIR/mirror-intent and the log made durable.  A copy
+ * left unwritten for IN_IDLE epochs (30 s: the kernel has written most
+ * of its pages back by then) is synced by a thread, the loop going on,
+ * and its record dropped (the log rewritten aside and renamed); a clean
+ * exit syncs them all.  A copy written on keeps its one record: the cost
+ * is one fdatasync of the log per copy per spell of writing.  A log
+ * found non-empty at
  * start was left by an unclean stop: if the host has not restarted since
  * (same boot id) its page cache kept every byte and a sync is enough;
  * else the copies may have lost acknowledged bytes: the iod is *unclean*,
@@ -26,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,20 +44,24 @@
 #define IN_HDR 64u
 #define IN_REC 32u
 #define IN_BOOT 40u     /* a boot id: 36 characters, NUL-padded */
-#define IN_EPOCH 2.0    /* seconds from an epoch's first entry to its sync */
+#define IN_EPOCH 5.0    /* seconds between looks at the copies logged */
+#define IN_IDLE 6       /* epochs unwritten before a copy is synced, retired */
 #define IN_HASH 256u
 
 struct in_ent {
 	struct in_ent *next;
 	uint64_t ino, gen;
 	uint32_t rel, copy;
+	uint64_t last;   /* the epoch of its last write */
 };
 
 static int in_fd = -1;
+static int in_dirfd = -1;  /* the data directory */
 static char in_path[4096];
 static char in_boot[IN_BOOT];
 static struct in_ent *in_tab[IN_HASH]; /* this epoch's copies */
 static size_t in_count;
+static uint64_t in_epochs;  /* epochs (IN_EPOCH) so far */
 static uint64_t in_base;  /* bytes kept: header and an unclean stop's */
 static uint64_t in_len;   /* bytes in the log */
 static int in_unclean;    /* copies may lack acknowledged bytes */
@@ -154,21 +163,44 @@ in_clear(void)
 	in_count = 0;
 }
 
-/* Make one copy's bytes durable: 0 or an errno (a removed one is none). */
+/* Make one copy's bytes and name durable: 0 or an errno (a removed one
+ * is none).  Runs in the sync thread too: nothing but its arguments. */
 static int
 in_sync_copy(const struct in_ent *e)
 {
-	struct iod_file *f;
-	int err = 0;
+	char name[IOD_STORE_PATH_MAX];
+	int fd, err = 0;
 
-	if ((f = iod_store_get(e->ino, e->gen, e->copy, 0, &err)) == NULL)
-		return err == ENOENT ? 0 : err;
-	if (fsync(f->fd) != 0)
+	iod_store_path(e->ino, e->gen, e->copy, name, sizeof(name));
+	if ((fd = openat(in_dirfd, name, O_RDONLY | O_CLOEXEC)) == -1)
+		return errno == ENOENT ? 0 : errno;
+	if (fsync(fd) != 0)
 		err = errno;
-	iod_store_put(f);
-	if (err == 0)
-		err = -iod_store_sync_dir(e->ino);
+	close(fd);
+	name[2] = '\0'; /* its subdirectory */
+	if (err == 0 && (fd = openat(in_dirfd, name, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) != -1) {
+		if (fsync(fd) != 0)
+			err = errno;
+		close(fd);
+	}
 	return err;
+}
+
+/* Sync n copies: 0, or the first errno with *bad its entry. */
+static int
+in_sync_all(const struct in_ent *v, size_t n, size_t *bad)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if ((err = in_sync_copy(&v[i])) != 0) {
+			*bad = i;
+			return err;
+		}
+	}
+	return 0;
 }
 
 /* Cut the log back to len bytes, durably. */
@@ -181,33 +213,154 @@ in_cut(uint64_t len)
 	return 0;
 }
 
-/* The end of an epoch: every copy written in it synced, the log cut back
- * to what must stay.  On an error nothing is forgotten (tried again). */
+/* The log made anew: the header, the crash's records kept while unclean
+ * (the first in_base bytes) and the current epoch's, written aside and
+ * renamed over it.  Error: the old log, a superset, stays. */
 static int
-in_epoch_end(void)
+in_rewrite(void)
 {
+	char tmp[sizeof(in_path) + 8];
+	uint64_t keep = in_unclean ? in_base : 0, n = 0;
 	struct in_ent *e;
-	uint64_t keep;
+	uint8_t *b;
 	size_t h;
-	int err;
+	int fd, err = 0;
 
-	for (h = 0; h < IN_HASH; h++) {
-		for (e = in_tab[h]; e != NULL; e = e->next) {
-			if ((err = in_sync_copy(e)) != 0) {
-				pvfs_log_error("%s: sync of %" PRIu64 ".%" PRIx64
-				    " copy %u: %s (kept in the log)", in_path,
-				    e->ino, e->gen, e->copy, strerror(err));
-				return err;
-			}
-		}
-	}
-	keep = in_unclean ? in_base : 0;
-	if (in_len > keep && (err = in_cut(keep)) != 0) {
-		pvfs_log_error("%s: %s", in_path, strerror(err));
+	if ((b = malloc(IN_HDR + keep + in_count * IN_REC)) == NULL)
+		return ENOMEM;
+	if (keep > 0 && pread(in_fd, b, keep, 0) != (ssize_t)keep)
+		err = errno ? errno : EIO;
+	if (keep == 0)
+		in_hdr_encode(b);
+	n = keep > 0 ? keep : IN_HDR;
+	for (h = 0; h < IN_HASH; h++)
+		for (e = in_tab[h]; e != NULL; e = e->next, n += IN_REC)
+			in_rec_encode(b + n, e);
+	snprintf(tmp, sizeof(tmp), "%s.new", in_path);
+	fd = err ? -1 : open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (err == 0 && (fd == -1 || pvfs_write_all(fd, b, n) != 0 ||
+	    fdatasync(fd) != 0 || rename(tmp, in_path) != 0 ||
+	    fsync(in_dirfd) != 0))
+		err = errno ? errno : EIO;
+	free(b);
+	if (err != 0) {
+		if (fd != -1)
+			close(fd);
 		return err;
 	}
-	in_clear();
+	close(in_fd);
+	in_fd = fd;
+	in_len = n;
 	return 0;
+}
+
+/* An epoch synced: the log keeps only what must stay. */
+static int
+in_shrink(void)
+{
+	uint64_t keep = in_unclean ? in_base : 0;
+
+	if (in_count > 0)
+		return in_rewrite();
+	return in_len > keep ? in_cut(keep) : 0;
+}
+
+/* The epoch's sync runs in a thread, the loop going on (a record per
+ * copy starts the next epoch): an fsync of what was written can take
+ * seconds. */
+static struct in_ent *in_snap;  /* the epoch being synced */
+static size_t in_nsnap, in_bad;
+static int in_snap_err;
+static pthread_t in_thread;
+static int in_busy;
+static ev_async in_done;
+
+/* A one-shot timer restarted as is would fire at once (libev keeps
+ * what was left of it): set it anew. */
+static void
+in_timer_arm(void)
+{
+	if (ev_is_active(&in_timer))
+		return;
+	ev_timer_set(&in_timer, IN_EPOCH, 0.);
+	ev_timer_start(iod.loop, &in_timer);
+}
+
+static void *
+in_thread_main(void *arg)
+{
+	(void)arg;
+	in_snap_err = in_sync_all(in_snap, in_nsnap, &in_bad);
+	ev_async_send(iod.loop, &in_done);
+	return NULL;
+}
+
+/* Move the copies to sync out of the table: all, or those unwritten
+ * for IN_IDLE epochs (by then the kernel has written most of their
+ * pages back; a copy written on keeps its one record). */
+static int
+in_snapshot(int all)
+{
+	struct in_ent **pp, *e;
+	size_t h, n = 0;
+
+	in_nsnap = 0;
+	if ((in_snap = calloc(in_count + 1, sizeof(*in_snap))) == NULL)
+		return ENOMEM;
+	for (h = 0; h < IN_HASH; h++) {
+		for (pp = &in_tab[h]; (e = *pp) != NULL;) {
+			if (!all && e->last + IN_IDLE > in_epochs) {
+				pp = &e->next;
+				continue;
+			}
+			in_snap[n++] = *e;
+			*pp = e->next;
+			free(e);
+			in_count--;
+		}
+	}
+	in_nsnap = n;
+	return 0;
+}
+
+/* A failed sync: its copies back into the table (their records are
+ * still in the log), tried again at the next epoch's end. */
+static void
+in_snap_back(void)
+{
+	size_t i;
+
+	for (i = 0; i < in_nsnap; i++)
+		if (in_find(in_snap[i].ino, in_snap[i].gen, in_snap[i].rel,
+		    in_snap[i].copy) == NULL)
+			in_add(&in_snap[i]);
+}
+
+static void
+in_done_cb(struct ev_loop *loop, ev_async *w, int revents)
+{
+	const struct in_ent *e;
+	int err;
+
+	(void)loop;
+	(void)w;
+	(void)revents;
+	if (!in_busy)
+		return;
+	pthread_join(in_thread, NULL);
+	in_busy = 0;
+	if (in_snap_err != 0) {
+		e = &in_snap[in_bad];
+		pvfs_log_error("%s: sync of %" PRIu64 ".%" PRIx64 " copy %u: "
+		    "%s (kept in the log)", in_path, e->ino, e->gen, e->copy,
+		    strerror(in_snap_err));
+		in_snap_back();
+	} else if ((err = in_shrink()) != 0)
+		pvfs_log_error("%s: %s", in_path, strerror(err));
+	free(in_snap);
+	in_snap = NULL;
+	if (in_count > 0)
+		in_timer_arm();
 }
 
 static void
@@ -216,8 +369,44 @@ in_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)w;
 	(void)revents;
-	if (in_epoch_end() != 0)
-		ev_timer_start(iod.loop, &in_timer); /* again later */
+	in_epochs++;
+	if (in_count > 0)
+		in_timer_arm();
+	if (in_busy || in_count == 0)
+		return;
+	if (in_snapshot(0) == 0 && in_nsnap == 0) {
+		free(in_snap);
+		in_snap = NULL;
+		return;
+	}
+	if (in_snap == NULL || pthread_create(&in_thread, NULL,
+	    in_thread_main, NULL) != 0) {
+		pvfs_log_error("%s: cannot start the epoch's sync (tried "
+		    "again)", in_path);
+		if (in_snap != NULL) {
+			in_snap_back();
+			free(in_snap);
+			in_snap = NULL;
+		}
+		return;
+	}
+	in_busy = 1;
+}
+
+/* The epoch ends here and now (start-up, exit): 0 or an errno. */
+static int
+in_epoch_end(void)
+{
+	int err;
+
+	if (in_snapshot(1) != 0)
+		return ENOMEM;
+	err = in_sync_all(in_snap, in_nsnap, &in_bad);
+	if (err != 0)
+		in_snap_back();
+	free(in_snap);
+	in_snap = NULL;
+	return err != 0 ? err : in_shrink();
 }
 
 /* Read the log left by the last run: records into the table (each
@@ -293,7 +482,7 @@ iod_intent_open(const char *datadir, char **cause)
 {
 	struct stat st;
 	uint64_t good = IN_HDR;
-	int same_boot = 0, dfd, err;
+	int same_boot = 0, err;
 
 	snprintf(in_path, sizeof(in_path), "%s/%s", datadir, IN_NAME);
 	in_boot_id();
@@ -302,9 +491,10 @@ iod_intent_open(const char *datadir, char **cause)
 		pvfs_set_cause(cause, "%s: %s", in_path, strerror(errno));
 		return -1;
 	}
-	if ((dfd = open(datadir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
-		(void)fsync(dfd); /* the log itself survives a crash */
-		close(dfd);
+	if ((in_dirfd = open(datadir, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1 || fsync(in_dirfd) != 0) {
+		pvfs_set_cause(cause, "%s: %s", datadir, strerror(errno));
+		return -1;
 	}
 	if (st.st_size == 0)
 		return 0;
@@ -341,13 +531,15 @@ iod_intent_open(const char *datadir, char **cause)
 int
 iod_intent_note(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
 {
-	struct in_ent e = { NULL, ino, gen, rel, copy };
+	struct in_ent e = { NULL, ino, gen, rel, copy, in_epochs }, *f;
 	uint8_t b[IN_HDR + IN_REC];
 	size_t n = 0;
 	uint64_t at = in_len;
 
-	if (in_find(ino, gen, rel, copy) != NULL)
+	if ((f = in_find(ino, gen, rel, copy)) != NULL) {
+		f->last = in_epochs; /* written on: not retired yet */
 		return 0;
+	}
 	if (in_len == 0) {
 		in_hdr_encode(b);
 		n = IN_HDR;
@@ -368,10 +560,11 @@ iod_intent_note(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
 	in_add(&e);
 	if (!in_timer_init) {
 		ev_timer_init(&in_timer, in_timer_cb, IN_EPOCH, 0.);
+		ev_async_init(&in_done, in_done_cb);
+		ev_async_start(iod.loop, &in_done);
 		in_timer_init = 1;
 	}
-	if (!ev_is_active(&in_timer))
-		ev_timer_start(iod.loop, &in_timer);
+	in_timer_arm();
 	return 0;
 }
 
@@ -381,12 +574,25 @@ iod_intent_close(void)
 {
 	if (in_fd == -1)
 		return;
-	if (in_timer_init)
+	if (in_timer_init) {
 		ev_timer_stop(iod.loop, &in_timer);
-	if (in_count > 0)
-		(void)in_epoch_end();
+		ev_async_stop(iod.loop, &in_done);
+	}
+	if (in_busy) {
+		pthread_join(in_thread, NULL);
+		in_busy = 0;
+		if (in_snap_err != 0)
+			in_snap_back(); /* synced again just below */
+		free(in_snap);
+		in_snap = NULL;
+	}
+	if ((in_count > 0 || (!in_unclean && in_len > 0)) &&
+	    in_epoch_end() != 0)
+		pvfs_log_error("%s: the last epoch could not be synced: the "
+		    "next start takes it for a crash", in_path);
 	close(in_fd);
-	in_fd = -1;
+	close(in_dirfd);
+	in_fd = in_dirfd = -1;
 }
 
 /* While unclean, no copy of a mirrored file is served. */
@@ -417,7 +623,7 @@ iod_intent_set_taken(void)
 	pvfs_log_info("%s: the mgr marked this iod's copies stale: served "
 	    "again once resynced", in_path);
 	in_base = 0;
-	if (in_count == 0 && (err = in_cut(0)) != 0)
+	if (in_count == 0 && !in_busy && (err = in_cut(0)) != 0)
 		pvfs_log_error("%s: %s", in_path, strerror(err));
 	/* else the epoch's end cuts it all */
 }

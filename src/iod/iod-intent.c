@@ -22,10 +22,11 @@
  * entries of the crash until then, so a second crash loses nothing.
  *
  * Format: a 64-byte header (magic, the boot id, a crc) and 32-byte
- * records (ino, gen, rel, copy, a crc), big-endian.  A record cut short
- * or all zeros at the end is an append the crash interrupted (the write
- * it announced had not started) and is ignored; anything else that does
- * not check stops the iod (fail closed).
+ * records (ino, gen, rel, copy, a crc), big-endian, then zeros to the end
+ * of the file (in_zero); all zeros is an empty log.  A record that does
+ * not check with zeros after it is an append the crash interrupted (the
+ * write it announced had not started) and is ignored; anything else that
+ * does not check stops the iod (fail closed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +48,7 @@
 #define IN_EPOCH 5.0    /* seconds between looks at the copies logged */
 #define IN_IDLE 6       /* epochs unwritten before a copy is synced, retired */
 #define IN_HASH 256u
+#define IN_SPACE (64u << 10) /* the log's size, written once: see in_zero */
 
 struct in_ent {
 	struct in_ent *next;
@@ -63,7 +65,8 @@ static struct in_ent *in_tab[IN_HASH]; /* this epoch's copies */
 static size_t in_count;
 static uint64_t in_epochs;  /* epochs (IN_EPOCH) so far */
 static uint64_t in_base;  /* bytes kept: header and an unclean stop's */
-static uint64_t in_len;   /* bytes in the log */
+static uint64_t in_len;   /* bytes in the log; zeros follow */
+static uint64_t in_space; /* the file's size */
 static int in_unclean;    /* copies may lack acknowledged bytes */
 static int in_reported;   /* a HELLO reply said so */
 static ev_timer in_timer;
@@ -203,12 +206,35 @@ in_sync_all(const struct in_ent *v, size_t n, size_t *bad)
 	return 0;
 }
 
-/* Cut the log back to len bytes, durably. */
+/* Zeros over [from, to) of fd.  The log's file is written whole once
+ * (IN_SPACE) and then only overwritten in place: an fdatasync of blocks
+ * already there writes them and nothing else, where one that grows the
+ * file waits for a journal commit, and that for every file's data
+ * written back meanwhile (ext4, data=ordered): a stall of the loop. */
+static int
+in_zero(int fd, uint64_t from, uint64_t to)
+{
+	static const uint8_t z[4096];
+	size_t n;
+
+	for (; from < to; from += n) {
+		n = to - from < sizeof(z) ? (size_t)(to - from) : sizeof(z);
+		if (pwrite(fd, z, n, (off_t)from) != (ssize_t)n)
+			return errno ? errno : EIO;
+	}
+	return 0;
+}
+
+/* Cut the log back to len bytes (zeros after), durably. */
 static int
 in_cut(uint64_t len)
 {
-	if (ftruncate(in_fd, (off_t)len) != 0 || fdatasync(in_fd) != 0)
-		return errno;
+	int err;
+
+	errno = 0;
+	if (len < in_len && ((err = in_zero(in_fd, len, in_len)) != 0 ||
+	    (fdatasync(in_fd) != 0 && (err = errno) != 0)))
+		return err;
 	in_len = len;
 	return 0;
 }
@@ -220,7 +246,7 @@ static int
 in_rewrite(void)
 {
 	char tmp[sizeof(in_path) + 8];
-	uint64_t keep = in_unclean ? in_base : 0, n = 0;
+	uint64_t keep = in_unclean ? in_base : 0, n = 0, space;
 	struct in_ent *e;
 	uint8_t *b;
 	size_t h;
@@ -237,10 +263,12 @@ in_rewrite(void)
 		for (e = in_tab[h]; e != NULL; e = e->next, n += IN_REC)
 			in_rec_encode(b + n, e);
 	snprintf(tmp, sizeof(tmp), "%s.new", in_path);
+	space = (n + IN_SPACE - 1) / IN_SPACE * IN_SPACE;
+	errno = 0;
 	fd = err ? -1 : open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (err == 0 && (fd == -1 || pvfs_write_all(fd, b, n) != 0 ||
-	    fdatasync(fd) != 0 || rename(tmp, in_path) != 0 ||
-	    fsync(in_dirfd) != 0))
+	    in_zero(fd, n, space) != 0 || fdatasync(fd) != 0 ||
+	    rename(tmp, in_path) != 0 || fsync(in_dirfd) != 0))
 		err = errno ? errno : EIO;
 	free(b);
 	if (err != 0) {
@@ -251,6 +279,7 @@ in_rewrite(void)
 	close(in_fd);
 	in_fd = fd;
 	in_len = n;
+	in_space = space;
 	return 0;
 }
 
@@ -415,26 +444,36 @@ in_epoch_end(void)
 static int
 in_load(uint64_t size, int *same_boot, uint64_t *good, char **cause)
 {
-	uint8_t h[IN_HDR], r[IN_REC];
+	static const uint8_t zero[IN_HDR];
+	uint8_t h[IN_HDR], r[IN_REC], nx[IN_REC];
 	struct in_ent e;
 	uint64_t off;
 
-	if (pread(in_fd, h, IN_HDR, 0) != (ssize_t)IN_HDR ||
-	    memcmp(h, IN_MAGIC, 8) != 0 || !in_check(h, IN_HDR)) {
+	*good = 0;
+	if (pread(in_fd, h, IN_HDR, 0) != (ssize_t)IN_HDR) {
+		pvfs_set_cause(cause, "%s: %s", in_path, strerror(errno));
+		return -1;
+	}
+	if (memcmp(h, zero, IN_HDR) == 0)
+		return 0; /* empty */
+	if (memcmp(h, IN_MAGIC, 8) != 0 || !in_check(h, IN_HDR)) {
 		pvfs_set_cause(cause, "%s: damaged header", in_path);
 		return -1;
 	}
 	*same_boot = in_boot[0] != '\0' &&
 	    memcmp(h + 8, in_boot, IN_BOOT) == 0;
+	*good = IN_HDR;
 	for (off = IN_HDR; off + IN_REC <= size; off += IN_REC) {
-		static const uint8_t zero[IN_REC];
-
 		if (pread(in_fd, r, IN_REC, (off_t)off) != (ssize_t)IN_REC) {
 			pvfs_set_cause(cause, "%s: %s", in_path, strerror(errno));
 			return -1;
 		}
+		if (memcmp(r, zero, IN_REC) == 0)
+			break; /* the end: zeros follow */
 		if (!in_check(r, IN_REC)) {
-			if (off + IN_REC >= size && memcmp(r, zero, IN_REC) == 0)
+			if (off + 2 * IN_REC > size || (pread(in_fd, nx, IN_REC,
+			    (off_t)(off + IN_REC)) == (ssize_t)IN_REC &&
+			    memcmp(nx, zero, IN_REC) == 0))
 				break; /* an interrupted append, at the end */
 			pvfs_set_cause(cause, "%s: damaged record at byte %"
 			    PRIu64, in_path, off);
@@ -481,7 +520,7 @@ int
 iod_intent_open(const char *datadir, char **cause)
 {
 	struct stat st;
-	uint64_t good = IN_HDR;
+	uint64_t good;
 	int same_boot = 0, err;
 
 	snprintf(in_path, sizeof(in_path), "%s/%s", datadir, IN_NAME);
@@ -496,9 +535,19 @@ iod_intent_open(const char *datadir, char **cause)
 		pvfs_set_cause(cause, "%s: %s", datadir, strerror(errno));
 		return -1;
 	}
-	if (st.st_size == 0)
-		return 0;
-	if (in_load((uint64_t)st.st_size, &same_boot, &good, cause) != 0) {
+	in_space = (uint64_t)st.st_size;
+	if (in_space < IN_SPACE) {
+		/* written whole once (in_zero) */
+		errno = 0;
+		if (in_zero(in_fd, in_space, IN_SPACE) != 0 ||
+		    fdatasync(in_fd) != 0) {
+			pvfs_set_cause(cause, "%s: %s", in_path,
+			    strerror(errno ? errno : EIO));
+			return -1;
+		}
+		in_space = IN_SPACE;
+	}
+	if (in_load(in_space, &same_boot, &good, cause) != 0) {
 		char *c = *cause;
 
 		pvfs_set_cause(cause, "%s; the mirrored copies of this iod may "
@@ -508,15 +557,18 @@ iod_intent_open(const char *datadir, char **cause)
 		free(c);
 		return -1;
 	}
-	in_len = (uint64_t)st.st_size;
-	if (same_boot)
-		return in_same_boot(cause);
-	in_unclean = 1;
-	in_base = good; /* an interrupted append's bytes go */
-	if (good < in_len && (err = in_cut(good)) != 0) {
+	if (good == 0)
+		return 0; /* empty: a clean stop */
+	/* up to the last whole record; an interrupted append's bytes go */
+	in_len = good + IN_REC <= in_space ? good + IN_REC : in_space;
+	if ((err = in_cut(good)) != 0) {
 		pvfs_set_cause(cause, "%s: %s", in_path, strerror(err));
 		return -1;
 	}
+	if (same_boot)
+		return in_same_boot(cause);
+	in_unclean = 1;
+	in_base = good;
 	pvfs_log_warn("%s: the host stopped uncleanly with %zu mirrored copies "
 	    "written here but not synced: they may lack acknowledged bytes; "
 	    "no mirrored copy is served until the mgr has marked this iod's "
@@ -547,15 +599,18 @@ iod_intent_note(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
 	in_rec_encode(b + n, &e);
 	n += IN_REC;
 	errno = 0;
-	if (pwrite(in_fd, b, n, (off_t)at) != (ssize_t)n ||
+	if ((at + n > in_space && in_zero(in_fd, in_space, in_space +
+	    IN_SPACE) != 0) || pwrite(in_fd, b, n, (off_t)at) != (ssize_t)n ||
 	    fdatasync(in_fd) != 0) {
 		int err = errno ? errno : EIO;
 
 		pvfs_log_error("%s: %s (mirrored writes refused)", in_path,
 		    strerror(err));
-		(void)ftruncate(in_fd, (off_t)at);
+		(void)in_zero(in_fd, at, at + n);
 		return err;
 	}
+	if (at + n > in_space)
+		in_space += IN_SPACE;
 	in_len = at + n;
 	in_add(&e);
 	if (!in_timer_init) {

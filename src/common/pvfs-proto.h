@@ -725,6 +725,9 @@ struct pvfs_iod_hello_req {
 #define PVFS_HELLO_KEY_OK 0x1u   /* the request's mac verified */
 #define PVFS_HELLO_LABEL_OK 0x2u /* the label matches fsid and index */
 #define PVFS_HELLO_LEASE 0x4u    /* the mirror lease was granted */
+/* The iod's host stopped uncleanly with mirrored copies unsynced: the mgr
+ * marks its copies stale before it sends the set (iod-intent.c). */
+#define PVFS_HELLO_UNCLEAN 0x8u
 /* mac = HMAC-SHA256(key, "pvfs-hello-reply" + the request's nonce + the
  * fields before mac): the mgr learns whether the iod's key is its own. */
 struct pvfs_iod_hello_rep {

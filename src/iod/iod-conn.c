@@ -312,6 +312,9 @@ iod_conn_read_stream(struct iod_conn *c, struct iod_budget *b)
 	if (fill > 0)
 		iod_xfer_write_flush(x, iod.xbuf, fill);
 	b->bytes += fill;
+	if (x->err == ECONNABORTED) /* iod_mirror_pwrite: unwritten */
+		return iod_conn_drop(c, "write to a copy marked stale after "
+		    "the connection opened", DCONN_FAULT);
 	return rc;
 }
 
@@ -474,6 +477,7 @@ iod_conn_open(struct dconn *dc)
 	struct iod_conn *c = (struct iod_conn *)dc;
 
 	c->state = IOD_CONN_READ_HDR;
+	c->opened = iod_mirror_conn_seq();
 	pvfs_buf_init(&c->out);
 	iod_conn_want(c, EV_READ);
 	return 0;

@@ -32,6 +32,7 @@ struct im_copy {
 	uint32_t rel, copy;
 	uint64_t epoch;          /* the set transfer that listed it last */
 	int64_t since_s;         /* stale here since (mgr clock, seconds) */
+	uint64_t marked;         /* im_seq when the mark came */
 	struct pvfs_extent *w;   /* ranges clients wrote since, sorted */
 	uint32_t nw, wcap;
 };
@@ -42,6 +43,7 @@ static uint64_t im_version;  /* of the complete set held; 0: none */
 static uint64_t im_epoch;
 static int im_in_set;        /* between PVFS_STALE_SET and _END */
 static int64_t im_lease_until; /* monotonic ms */
+static uint64_t im_seq;      /* orders connections' opening and marks */
 
 static size_t
 im_hash(uint64_t ino, uint32_t rel, uint32_t copy)
@@ -125,6 +127,7 @@ im_mark(const struct pvfs_stale_ent *e, uint32_t flags)
 		m->rel = e->rel;
 		m->copy = e->copy;
 		m->since_s = iod_label_now();
+		m->marked = ++im_seq;
 		*pp = m;
 		im_count++;
 	}
@@ -190,8 +193,10 @@ iod_mirror_stale(struct iod_conn *c, union iod_req *req, union iod_rep *rep)
 		im_mark(&r->ents[i], r->flags);
 	if (im_in_set && !(r->flags & PVFS_STALE_END))
 		return 0;
-	if (im_in_set)
+	if (im_in_set) {
 		im_sweep();
+		iod_intent_set_taken();
+	}
 	im_in_set = 0;
 	im_version = r->version;
 	return 0;
@@ -209,6 +214,10 @@ iod_mirror_hello(const struct pvfs_iod_hello_req *r, int64_t mgr_now_ns,
 	int64_t now = pvfs_mono_ms(), left;
 
 	h->stale_version = im_version;
+	if (iod_intent_unclean()) {
+		h->flags |= PVFS_HELLO_UNCLEAN; /* mgr-iods.c marks us */
+		iod_intent_reported();
+	}
 	if (im_version == 0 || r->stale_version != im_version) {
 		im_lease_until = 0; /* the mgr knows of marks we lack */
 		return;
@@ -230,7 +239,7 @@ iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy)
 {
 	if (cap->dist.copies <= 1)
 		return 0;
-	if (pvfs_mono_ms() >= im_lease_until)
+	if (pvfs_mono_ms() >= im_lease_until || iod_intent_unclean())
 		return ENODATA;
 	if (cap->rights & PVFS_R_RESYNC)
 		return 0;
@@ -304,8 +313,17 @@ im_wrote(struct im_copy *m, uint64_t off, uint64_t len)
 	m->w[i].length = end - off;
 }
 
+/* A connection opens: its place among the marks (iod_mirror_pwrite). */
+uint64_t
+iod_mirror_conn_seq(void)
+{
+	return ++im_seq;
+}
+
 /* One run of a write to a copy of a mirrored file: a client's is written
- * and, if the copy is stale now, kept; a resync's is written except where
+ * and, if the copy is stale now, kept, unless its connection opened
+ * before the mark (ECONNABORTED: the caller closes it unwritten); a
+ * resync's is written except where
  * clients wrote, and refused as at its start if the copy's state changed
  * since. */
 int
@@ -318,6 +336,19 @@ iod_mirror_pwrite(const struct iod_mirror_w *w, int fd, const uint8_t *buf,
 	int err;
 
 	if (!w->resync) {
+		/* A request on a connection older than the mark may have
+		 * been sent before it: a client that timed out, reported the
+		 * copy dirty and went on, its write landing late.  Kept as a
+		 * client's it would outlive the resync and leave the copies
+		 * different; written unkept it could undo a newer client's
+		 * bytes that are kept.  Closed unwritten, a pooled connection
+		 * is retried on a new one, and any other is a copy lost to
+		 * the writer, which reports it (design.md). */
+		if (m != NULL && w->conn < m->marked)
+			return ECONNABORTED;
+		if ((err = iod_intent_note(w->ino, w->gen, w->rel,
+		    w->copy)) != 0)
+			return err;
 		err = iod_xfer_pwrite(fd, buf, len, off);
 		if (err == 0 && m != NULL)
 			im_wrote(m, off, len);

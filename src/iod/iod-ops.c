@@ -209,6 +209,7 @@ iod_op_write(struct iod_conn *c, const struct iod_io *io)
 			iod_store_put(f);
 		return iod_op_write_drain(c, io->stream_len, err);
 	}
+	w.conn = c->opened;
 	iod_xfer_start(&c->xfer, f, io, io->stream_len);
 	c->xfer.mw = w;
 	iod_conn_stream_recv(c);
@@ -269,6 +270,12 @@ iod_op_truncate(struct iod_conn *c, union iod_req *req,
 		return err;
 	if (local > INT64_MAX)
 		return EFBIG;
+	/* A client's truncate of a mirrored copy is logged as a write is
+	 * (iod-intent.c): a crash may lose it too. */
+	if (d->copies > 1 && !(r->cap.rights & PVFS_R_RESYNC) &&
+	    (err = iod_intent_note(r->cap.ino, r->cap.gen, r->rel,
+	    r->copy)) != 0)
+		return err;
 	/* Only a non-empty stripe needs a file: a missing one is empty. */
 	f = iod_store_get(r->cap.ino, r->cap.gen, r->copy, local > 0, &err);
 	if (f == NULL) {

@@ -244,6 +244,8 @@ iod_prepare(void)
 		pvfs_fatal("refusing to start: %s", cause ? cause : iod.datadir);
 	if (iod_store_init(iod.datadir, &cause) != 0)
 		pvfs_fatal("data directory: %s", cause ? cause : iod.datadir);
+	if (iod_intent_open(iod.datadir, &cause) != 0)
+		pvfs_fatal("refusing to start: %s", cause ? cause : iod.datadir);
 	if ((iod.xbuf = malloc(IOD_XFER_BUF)) == NULL)
 		pvfs_fatal("out of memory");
 	signal(SIGPIPE, SIG_IGN);
@@ -306,6 +308,7 @@ static void
 iod_shutdown(void)
 {
 	iod_conn_stop();
+	iod_intent_close();
 	iod_store_shutdown();
 	if (iod.ufd != -1)
 		unlink(iod.sock);

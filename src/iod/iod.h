@@ -140,6 +140,7 @@ struct iod_mirror_w {
 	uint64_t ino, gen;
 	uint32_t rel, copy;
 	int64_t minted;          /* a resync's: its capability's mint time */
+	uint64_t conn;           /* its connection's iod_mirror_conn_seq */
 	int on;                  /* a mirrored file's copy */
 	int resync;              /* under PVFS_R_RESYNC */
 };
@@ -187,6 +188,7 @@ struct iod_conn {
 	int close_err;            /* dconn_close's err for why */
 	int64_t op_start;         /* when the request arrived (counters) */
 	int op_status;            /* its reply's status */
+	uint64_t opened;          /* iod_mirror_conn_seq at accept */
 	struct iod_xfer xfer;
 };
 /* Serve connections on the listeners iod_prepare opened. */
@@ -305,8 +307,11 @@ int iod_mirror_read_ok(const struct pvfs_cap *cap, uint32_t rel,
 /* A write's plan into *w; ESTALE refuses a resync write. */
 int iod_mirror_write_start(const struct pvfs_cap *cap, uint32_t rel,
     uint32_t copy, struct iod_mirror_w *w);
+/* ECONNABORTED: a client's write on a connection opened before the
+ * copy's stale mark, refused unwritten; the connection must close. */
 int iod_mirror_pwrite(const struct iod_mirror_w *w, int fd,
     const uint8_t *buf, uint64_t len, uint64_t off);
+uint64_t iod_mirror_conn_seq(void);
 /* A client's truncate of a copy to local bytes done (see iod-mirror.c). */
 void iod_mirror_truncated(const struct pvfs_cap *cap, uint32_t rel,
     uint32_t copy, uint64_t local);
@@ -314,5 +319,15 @@ void iod_mirror_truncated(const struct pvfs_cap *cap, uint32_t rel,
  * raised to the end of what clients wrote meanwhile. */
 int iod_mirror_resync_size(const struct pvfs_cap *cap, uint32_t rel,
     uint32_t copy, uint64_t *local);
+
+/* iod-intent.c: the write-intent log of mirrored copies (host crash). */
+int iod_intent_open(const char *datadir, char **cause);
+void iod_intent_close(void);
+/* Before a client's write or truncate of a mirrored copy: 0 or an errno. */
+int iod_intent_note(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy);
+/* The host crashed with copies unsynced and the mgr has not marked them. */
+int iod_intent_unclean(void);
+void iod_intent_reported(void);
+void iod_intent_set_taken(void);
 
 #endif /* PVFS_IOD_H */

@@ -466,6 +466,14 @@ iods_reply(struct mgr_iod *d, const struct pvfs_hdr *h)
 	d->heard_at = ev_now(iods_loop);
 	iods_clock(d, &rep);
 	iods_judge(d, &rep);
+	if (d->st.state == PVFS_IODST_OK && (rep.flags & PVFS_HELLO_UNCLEAN)) {
+		/* before its set goes: the iod takes that set as the mark */
+		pvfs_log_warn("iod %u (%s:%u): its host stopped uncleanly with "
+		    "mirrored writes unsynced: every mirrored copy on it is "
+		    "stale, as after pvfs-resync --rebuild %u", d->index,
+		    d->st.host, d->st.port, d->index);
+		mgr_resync_rebuild_auto(d->index);
+	}
 	if (d->st.state == PVFS_IODST_OK && !d->set_sent &&
 	    rep.stale_version != mgr_resync_version(d->index)) {
 		/* it has the mgr's clock now: its set, then the lease */

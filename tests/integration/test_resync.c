@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <pthread.h>
@@ -97,12 +98,31 @@ copy_iod(const struct pvfs_dist *d, uint32_t rel, uint32_t copy)
 	return pvfs_stripe_copy_abs(d, rel, copy, NIODS);
 }
 
-/* IOD_WRITE of pattern pat of buf to (rel, copy): its share; after its
- * first `cut` stream bytes (if less than the share) the iod is given time
- * to write them and mid(arg) runs: a stream that spans a change of the
- * stale set. */
+/* Send n bytes, or -1 if the peer closed (no SIGPIPE). */
 static int
-write_pat_mid(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
+send_some(int fd, const uint8_t *p, uint64_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = send(fd, p, n, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (uint64_t)k;
+	}
+	return 0;
+}
+
+/* IOD_WRITE of pattern pat of buf to (rel, copy) on fd (-1: a new
+ * connection): its share; after its first `cut` stream bytes (if less
+ * than the share) the iod is given time to write them and mid(arg) runs:
+ * a stream that spans a change of the stale set.  The status, or -1 if
+ * the iod closed the connection unanswered. */
+static int
+write_pat_fd(int fd, const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
     const struct pvfs_pattern *pat, uint64_t cut, void (*mid)(void *),
     void *arg)
 {
@@ -113,7 +133,7 @@ write_pat_mid(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
 	struct pvfs_hdr h;
 	uint8_t share[SPAN], body[256];
 	uint64_t n = 0;
-	int fd, st;
+	int st;
 
 	memset(&req, 0, sizeof(req));
 	req.cap = *cap;
@@ -126,20 +146,31 @@ write_pat_mid(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
 		n += p.len;
 	}
 	req.stream_len = n;
-	fd = raw_connect_unix(&c, iod_name(copy_iod(d, rel, copy)), 10);
+	if (fd < 0)
+		fd = raw_connect_unix(&c, iod_name(copy_iod(d, rel, copy)), 10);
 	raw_send_frame(fd, PVFS_IOD_WRITE, 0, &req);
 	if (cut < n) {
 		raw_send(fd, share, cut);
 		usleep(300000);
 		mid(arg);
-		raw_send(fd, share + cut, n - cut);
+		(void)send_some(fd, share + cut, n - cut);
 	} else
-		raw_send(fd, share, n);
+		(void)send_some(fd, share, n);
 	st = raw_status(fd, &h);
-	assert_true(h.body_len <= sizeof(body));
-	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	if (st >= 0) {
+		assert_true(h.body_len <= sizeof(body));
+		assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	}
 	close(fd);
 	return st;
+}
+
+static int
+write_pat_mid(const struct pvfs_cap *cap, uint32_t rel, uint32_t copy,
+    const struct pvfs_pattern *pat, uint64_t cut, void (*mid)(void *),
+    void *arg)
+{
+	return write_pat_fd(-1, cap, rel, copy, pat, cut, mid, arg);
 }
 
 static int
@@ -893,15 +924,18 @@ mid_dirty(void *arg)
 }
 
 /* Finding 1: a write streaming to a fresh copy when another writer's
- * report marks it stale: the bytes it writes after the mark are a
- * client's, kept by the resync (which copies the older source over the
- * reported range); the writer's slow copy 0 lands after it. */
+ * report marks it stale: its connection is older than the mark, so the
+ * rest of it is refused unwritten (finding 11: it may have been sent
+ * before the mark) and the connection closed; the writer takes the copy
+ * for missed, as a client does a lost one, reports it and writes copy 0;
+ * the resync then brings the writer's bytes over from there. */
 static void
 test_marked_midstream(void **state)
 {
 	struct pvfs_mgr_attrcap_rep f;
 	struct pvfs_pattern all = { 0, SPAN, SPAN, 1 };
 	struct mid_dirty md;
+	struct pvfs_dirty_wire e;
 	uint64_t share;
 	struct rng r;
 
@@ -917,12 +951,62 @@ test_marked_midstream(void **state)
 	md.e = (struct pvfs_dirty_wire){ 0, 1, share / 2, share - share / 2 };
 	rng_fill(&r, buf, sizeof(buf));
 	assert_int_equal(write_pat_mid(&f.cap, 0, 1, &all, share / 2,
-	    mid_dirty, &md), 0);
+	    mid_dirty, &md), -1);
+	e = (struct pvfs_dirty_wire){ 0, 1, 0, share };
+	assert_int_equal(dirty(&f.cap, &e, 1), 0);
+	assert_int_equal(write_range(&f.cap, 0, 0, 0, SPAN), 0);
 	assert_int_equal(wait_clean(30), 0);
 	wait_lease(&f.cap, 0, 1);
+	assert_int_equal(read_copy(&f.cap, 0, 1), 0);
 	assert_true(share_equal(&f.cap.dist, 0));
-	assert_int_equal(write_range(&f.cap, 0, 0, 0, SPAN), 0);
 	assert_copies_identical(&f);
+}
+
+/* Finding 11: a client's write on a connection it opened before the
+ * copy was marked stale (it timed out there, reported the copy and went
+ * on; the bytes land late) is refused unwritten, the connection closed.
+ * Kept as a client's, it outlived the resync: the copies stayed
+ * different. */
+static void
+test_late_write(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	struct pvfs_pattern all = { 0, SPAN, SPAN, 1 };
+	struct pvfs_dirty_wire e;
+	static uint8_t acked[SPAN];
+	struct pvfs_hdr h;
+	uint8_t body[256];
+	uint64_t share;
+	struct rng r;
+	int fd, st;
+
+	(void)state;
+	rng_init(&r, "test_late_write");
+	create_mirrored("/late", 2, &f);
+	rng_fill(&r, buf, sizeof(buf));
+	assert_int_equal(write_all_but(&f, -1), 0);
+	wait_lease(&f.cap, 0, 1);
+	memcpy(acked, buf, sizeof(acked));
+	/* the writer's connection, accepted (a PING answered) */
+	fd = raw_connect_unix(&c, iod_name(copy_iod(&f.cap.dist, 0, 1)), 10);
+	raw_send_frame(fd, PVFS_IOD_PING, 0, NULL);
+	assert_int_equal(raw_status(fd, &h), 0);
+	assert_true(h.body_len <= sizeof(body));
+	assert_int_equal(raw_read(fd, body, h.body_len), 0);
+	/* it gave up on copy 1 of rel 0 and reported it */
+	share = pvfs_stripe_local_size(SPAN, f.cap.dist.pcount,
+	    f.cap.dist.ssize, 0);
+	e = (struct pvfs_dirty_wire){ 0, 1, 0, share };
+	assert_int_equal(dirty(&f.cap, &e, 1), 0);
+	/* its write lands late, with bytes nobody acknowledged */
+	rng_fill(&r, buf, sizeof(buf));
+	st = write_pat_fd(fd, &f.cap, 0, 1, &all, UINT64_MAX, NULL, NULL);
+	memcpy(buf, acked, sizeof(buf));
+	assert_int_equal(wait_clean(30), 0);
+	assert_copies_identical(&f);
+	wait_lease(&f.cap, 0, 1);
+	assert_true(share_equal(&f.cap.dist, 0));
+	assert_int_equal(st, -1);
 }
 
 static void
@@ -1069,6 +1153,83 @@ test_new_datadir(void **state)
 	assert_true(share_equal(&f.cap.dist, 0));
 }
 
+/* Finding 4: the host of iod 1 loses power after mirrored writes were
+ * acknowledged but before they reached its disk (emulated: the iod
+ * SIGKILLed, the stripe files of its copies of the file cut short, and
+ * its next start under another boot id).  Its intent log names the
+ * copies: the iod serves no copy until the mgr marked them stale (every
+ * read of them is refused or right), the resync copies them back, and
+ * both copies are the bytes acknowledged. */
+static void
+test_host_crash(void **state)
+{
+	struct pvfs_mgr_attrcap_rep f;
+	const struct pvfs_dist *d = &f.cap.dist;
+	char path[PATH_MAX + 32], magic[8];
+	struct rng r;
+	uint32_t rel, k;
+	double end;
+	int st, tries, fd;
+
+	(void)state;
+	rng_init(&r, "test_host_crash");
+	create_mirrored("/hc", 2, &f);
+	snprintf(path, sizeof(path), "%s/iod1/mirror-intent", c.dir);
+	for (tries = 0;; tries++) {
+		rng_fill(&r, buf, sizeof(buf));
+		assert_int_equal(write_all_but(&f, -1), 0);
+		assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+		/* the log names copies: its header is there, not zeros */
+		memset(magic, 0, sizeof(magic));
+		assert_true((fd = open(path, O_RDONLY)) >= 0);
+		assert_true(read(fd, magic, 8) >= 0);
+		close(fd);
+		if (memcmp(magic, "PVFSINT1", 8) == 0)
+			break;
+		/* the epoch ended (synced) before the kill: again */
+		assert_true(tries < 5);
+		assert_int_equal(cluster_start_again(&c), 0);
+	}
+	/* the page cache lost: iod 1's stripes of the file cut short */
+	for (rel = 0; rel < d->pcount; rel++) {
+		for (k = 0; k < 2; k++) {
+			if (copy_iod(d, rel, k) != 1)
+				continue;
+			cluster_stripe_name(&c, 1, f.attr.ino, f.cap.gen, path);
+			if (k > 0)
+				strcat(path, ".c1");
+			assert_int_equal(truncate(path, 100), 0);
+		}
+	}
+	setenv("PVFS_TEST_BOOT_ID", "test-host-crash", 1);
+	st = cluster_start_again(&c);
+	unsetenv("PVFS_TEST_BOOT_ID");
+	assert_int_equal(st, 0);
+	for (end = mono_now() + 5; mono_now() < end; usleep(50000)) {
+		for (rel = 0; rel < d->pcount; rel++) {
+			for (k = 0; k < 2; k++) {
+				if (copy_iod(d, rel, k) != 1)
+					continue;
+				memset(got, 0, sizeof(got));
+				if ((st = read_copy(&f.cap, rel, k)) == ENODATA)
+					continue;
+				assert_int_equal(st, 0);
+				if (!share_equal(d, rel))
+					fail_msg("rel %u copy %u: the copy the "
+					    "crash cut short was served", rel, k);
+			}
+		}
+	}
+	assert_int_equal(wait_clean(180), 0);
+	assert_copies_identical(&f);
+	for (rel = 0; rel < d->pcount; rel++) {
+		for (k = 0; k < 2; k++) {
+			wait_lease(&f.cap, rel, k);
+			assert_true(share_equal(d, rel));
+		}
+	}
+}
+
 /* ---- through the client library ---- */
 
 static void *
@@ -1161,9 +1322,11 @@ main(void)
 		cmocka_unit_test(test_rebuild),
 		cmocka_unit_test(test_marked_midstream),
 		cmocka_unit_test(test_cleaned_midstream),
+		cmocka_unit_test(test_late_write),
 		cmocka_unit_test(test_truncate_stale),
 		cmocka_unit_test(test_ranges_overflow),
 		cmocka_unit_test(test_new_datadir),
+		cmocka_unit_test(test_host_crash),
 	};
 
 	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);

@@ -10,19 +10,32 @@
  * ask one copy per rel, chosen to spread the request over the iods, and on
  * any failure of that copy (a lost iod, ENODATA for a fenced or stale
  * copy, a disk error, a refusal) ask the next copy within the same call;
- * they fail only when every copy failed.  A lost iod is then avoided for
- * MIO_AVOID_MS.
+ * they fail only when every copy failed.
+ *
+ * A stopped or blackholed iod answers nothing, and a copy on it must not
+ * hold the call for the whole timeout: a copy that made no progress for
+ * fs->stall_ms (PVFS_MIRROR_STALL) while another copy of its rel took the
+ * operation (writes) or is left to ask (reads) is given up, as lost.  A
+ * lost iod is down until a probe of it (IOD_PING, sent by a later call and
+ * answered by a later one still, never waited for) or a stream to it
+ * succeeds: reads ask it last, and writes skip its copies when another is
+ * up, reporting them dirty at once.  An iod that only refused a copy
+ * (ENODATA: fenced, stale) is avoided by reads for MIO_AVOID_MS.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io-op.h"
 #include "mirror-report.h"
 
-#define MIO_AVOID_MS 3000 /* how long reads avoid a failed iod */
+#define MIO_AVOID_MS 3000 /* how long reads avoid an iod that refused */
+#define MIO_PROBE_EVERY_MS 500   /* between probes of a down iod */
+#define MIO_PROBE_WAIT_MS 2000   /* a probe's answer, at most */
+#define MIO_PROBE_CONNECT_MS 100 /* a probe's connect and send */
 #define MIO_RETRIES 2     /* new tries after a dead pooled socket or an old key */
 
 /* One rel of an operation. */
@@ -45,6 +58,7 @@ struct mio {
 	uint16_t opc;         /* 0: data (write says which way), else SIZE,
 	                       * TRUNCATE or FSYNC */
 	int write;
+	int all;              /* every copy (mio_all), not one per rel */
 	uint64_t arg;
 	const struct io_segs *sg;
 	const struct iovec *iov;
@@ -89,11 +103,128 @@ mio_avoided(const struct mio *m, uint32_t iod)
 	return mio_get(&m->fs->iods[iod].avoid_until) > pvfs_mono_ms();
 }
 
+static int
+mio_is_down(const struct mio *m, uint32_t iod)
+{
+	return __atomic_load_n(&m->fs->iods[iod].down, __ATOMIC_RELAXED);
+}
+
 static void
 mio_avoid(struct mio *m, uint32_t iod)
 {
-	__atomic_store_n(&m->fs->iods[iod].avoid_until,
-	    pvfs_mono_ms() + MIO_AVOID_MS, __ATOMIC_RELAXED);
+	if (!mio_is_down(m, iod))
+		__atomic_store_n(&m->fs->iods[iod].avoid_until,
+		    pvfs_mono_ms() + MIO_AVOID_MS, __ATOMIC_RELAXED);
+}
+
+/* The iod is lost: down until it answers (mio_probe). */
+static void
+mio_down(struct mio *m, uint32_t iod)
+{
+	struct conn_pool *p = &m->fs->iods[iod];
+
+	if (__atomic_exchange_n(&p->down, 1, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&p->avoid_until, INT64_MAX, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->probe_at, pvfs_mono_ms() + MIO_PROBE_EVERY_MS,
+	    __ATOMIC_RELAXED);
+}
+
+static void
+mio_up(struct client_fs *fs, uint32_t iod)
+{
+	struct conn_pool *p = &fs->iods[iod];
+
+	if (!__atomic_load_n(&p->down, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&p->avoid_until, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->down, 0, __ATOMIC_RELAXED);
+}
+
+/* Send the probe of down iod p: IOD_PING on a connection of its own. */
+static void
+mio_probe_send(struct client_fs *fs, struct conn_pool *p, int64_t now)
+{
+	struct pvfs_none req = { 0 };
+	struct pvfs_conn *c;
+	struct pvfs_buf out;
+	uint32_t reqid = pvfs_conn_next_reqid();
+	int rc;
+
+	p->probe_at = now + MIO_PROBE_EVERY_MS;
+	if (pvfs_conn_new(p, MIO_PROBE_CONNECT_MS, &c) != 0) {
+		/* Restarted on another port? */
+		if (errno == ECONNREFUSED)
+			pvfs_client_fs_reload_iods(fs);
+		return;
+	}
+	pvfs_buf_init(&out);
+	rc = pvfs_frame_encode(&out, PVFS_IOD_PING, reqid, 0, 0, &req);
+	if (rc != 0 || pvfs_conn_send_all(c->fd, out.data, out.len,
+	    now + MIO_PROBE_CONNECT_MS) != 0)
+		pvfs_conn_close(c);
+	else {
+		p->probe = c;
+		p->probe_reqid = reqid;
+		p->probe_at = now;
+	}
+	pvfs_buf_free(&out);
+}
+
+/* The probe's answer, without waiting for it: 1 it came (the iod is up),
+ * 0 not yet, -1 none (the probe is dropped). */
+static int
+mio_probe_reply(struct conn_pool *p, int64_t now)
+{
+	struct pollfd pfd = { .fd = p->probe->fd, .events = POLLIN };
+	uint8_t hb[PVFS_HDR_LEN], body[256];
+	struct pvfs_hdr h;
+	int ok;
+
+	if (poll(&pfd, 1, 0) == 0) {
+		if (now - p->probe_at < MIO_PROBE_WAIT_MS)
+			return 0;
+		ok = 0;
+	} else
+		ok = pvfs_conn_recv_all(p->probe->fd, hb, sizeof(hb),
+		    now + MIO_PROBE_CONNECT_MS) == 0 &&
+		    pvfs_hdr_decode(hb, &h) == 0 &&
+		    (h.flags & PVFS_HDR_REPLY) && h.op == PVFS_IOD_PING &&
+		    h.reqid == p->probe_reqid && h.status == 0 &&
+		    h.body_len <= sizeof(body) &&
+		    pvfs_conn_recv_all(p->probe->fd, body, h.body_len,
+		    now + MIO_PROBE_CONNECT_MS) == 0;
+	pvfs_conn_close(p->probe);
+	p->probe = NULL;
+	p->probe_at = now + (ok ? 0 : MIO_PROBE_EVERY_MS);
+	return ok ? 1 : -1;
+}
+
+/* Move the probes of down iods on, by one thread at a time per iod. */
+static void
+mio_probe(struct client_fs *fs)
+{
+	struct conn_pool *p;
+	int64_t now = 0;
+	uint32_t i;
+	int free_ = 0;
+
+	for (i = 0; i < fs->niods; i++) {
+		p = &fs->iods[i];
+		if (!__atomic_load_n(&p->down, __ATOMIC_RELAXED))
+			continue;
+		free_ = 0;
+		if (!__atomic_compare_exchange_n(&p->probing, &free_, 1, 0,
+		    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		now = now ? now : pvfs_mono_ms();
+		if (p->probe != NULL) {
+			if (mio_probe_reply(p, now) == 1)
+				mio_up(fs, i);
+		} else if (now >= p->probe_at)
+			mio_probe_send(fs, p, now);
+		__atomic_store_n(&p->probing, 0, __ATOMIC_RELEASE);
+	}
 }
 
 static uint32_t
@@ -126,6 +257,88 @@ mio_lost(const struct io_stream *st)
 	return 0;
 }
 
+/* ---- copies given up ---- */
+
+struct mio_unit;
+static int mio_unit_spare(const struct mio *, const struct io_stream *);
+
+/* Every copy mapped to stream i (mio_all) has another copy of its rel
+ * that took the operation (done) or at least has a stream (!done). */
+static int
+mio_all_spare(const struct mio *m, int i, int done)
+{
+	const struct mio_rel *r;
+	uint32_t rel, k, k2;
+	int j, n = 0, other;
+
+	for (rel = 0; rel < m->pcount; rel++) {
+		r = &m->rel[rel];
+		for (k = 0; r->want && k < m->copies; k++) {
+			if (m->sidx[rel * m->copies + k] != i)
+				continue;
+			for (k2 = 0, other = 0; k2 < m->copies && !other; k2++) {
+				j = m->sidx[rel * m->copies + k2];
+				if (k2 == k || j == i)
+					continue;
+				if (done)
+					other = (r->took & (1u << k2)) || (j >= 0 &&
+					    m->e.st[j].state == IO_DONE);
+				else
+					other = j >= 0;
+			}
+			if (!other)
+				return 0;
+			n++;
+		}
+	}
+	return n > 0;
+}
+
+/* A read or size stream whose rel has another copy left to ask. */
+static int
+mio_one_spare(const struct mio *m, const struct io_stream *st)
+{
+	uint32_t k;
+
+	for (k = 0; k < m->copies; k++)
+		if (k != st->copy && !(m->rel[st->rel].tried & (1u << k)))
+			return 1;
+	return 0;
+}
+
+/* May stream i fail early (at connect, or stalled) with the operation
+ * still going through another copy? */
+static int
+mio_spare(const struct mio *m, int i, int done)
+{
+	const struct io_stream *st = &m->e.st[i];
+
+	if (m->all)
+		return mio_all_spare(m, i, done);
+	return m->unit != NULL ? mio_unit_spare(m, st) : mio_one_spare(m, st);
+}
+
+static int
+mio_give_up(struct io_engine *e, struct io_stream *st, void *arg)
+{
+	return mio_spare(arg, (int)(st - e->st), 1);
+}
+
+/* The run's engine: a copy is given up after fs->stall_ms without
+ * progress (an fsync may take its disk's time: four times that). */
+static int
+mio_engine(struct mio *m, uint32_t max)
+{
+	if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, max) != 0)
+		return -1;
+	m->e.stall_ms = m->fs->stall_ms;
+	if (m->opc == PVFS_IOD_FSYNC)
+		m->e.stall_ms *= 4;
+	m->e.give_up = mio_give_up;
+	m->e.give_up_arg = m;
+	return 0;
+}
+
 /* Connect every stream; one that cannot connect fails alone (lost), the
  * others still run.  A refused connection makes us ask the mgr for the
  * iod table once (an iod restarted on a new port), unless the iod failed
@@ -135,24 +348,38 @@ mio_connect(struct mio *m)
 {
 	struct client_fs *fs = m->fs;
 	struct io_stream *st;
-	int i, reloaded = 0;
+	int i, reloaded = 0, ms;
 
 	for (i = 0; i < m->e.nst; i++) {
 		st = &m->e.st[i];
 		if (st->state != IO_SEND)
 			continue;
-		if (pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
-		    &st->conn) == 0)
+		/* A connect that hangs (the iod's host drops it, or its
+		 * backlog is full) waits no longer than a stalled copy. */
+		ms = mio_spare(m, i, 0) ? fs->stall_ms : fs->timeout_ms;
+		if (pvfs_conn_acquire(&fs->iods[st->iod], ms, &st->conn) == 0)
 			continue;
 		if (errno == ECONNREFUSED && !mio_avoided(m, st->iod) &&
 		    !reloaded++ && pvfs_client_fs_reload_iods(fs) == 1 &&
-		    pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
-		    &st->conn) == 0)
+		    pvfs_conn_acquire(&fs->iods[st->iod], ms, &st->conn) == 0)
 			continue;
 		st->err = errno;
 		st->state = IO_FAILED;
 		st->conn = NULL;
 	}
+}
+
+/* Connect and run; an iod that answered is up. */
+static void
+mio_run(struct mio *m)
+{
+	int i;
+
+	mio_connect(m);
+	pvfs_io_engine_run(&m->e);
+	for (i = 0; i < m->e.nst; i++)
+		if (m->e.st[i].state == IO_DONE)
+			mio_up(m->fs, m->e.st[i].iod);
 }
 
 /* A stream for copy copy of rel: the operation's request, and for data
@@ -270,7 +497,9 @@ mio_one_failed(struct mio *m, const struct io_stream *st)
 
 	r->lost_err = st->err;
 	r->lost_iod = st->iod;
-	if (mio_lost(st) || st->err == ENODATA)
+	if (mio_lost(st))
+		mio_down(m, st->iod);
+	else if (st->err == ENODATA)
 		mio_avoid(m, st->iod);
 	else
 		r->err = st->err;
@@ -348,14 +577,13 @@ mio_one_round(struct mio *m, int *more, int *retries)
 	uint32_t rel;
 
 	*more = 0;
-	if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, m->pcount) != 0)
+	if (mio_engine(m, m->pcount) != 0)
 		return -1;
 	if (mio_one_fill(m) != 0) {
 		pvfs_io_engine_free(&m->e);
 		return -1;
 	}
-	mio_connect(m);
-	pvfs_io_engine_run(&m->e);
+	mio_run(m);
 	for (i = 0; i < m->e.nst; i++) {
 		const struct io_stream *st = &m->e.st[i];
 		struct mio_rel *r = &m->rel[st->rel];
@@ -446,6 +674,27 @@ mio_units(struct mio *m)
 		}
 	}
 	return 0;
+}
+
+/* A split stream each of whose units has another copy left to ask. */
+static int
+mio_unit_spare(const struct mio *m, const struct io_stream *st)
+{
+	const struct mio_unit *u;
+	uint32_t i, k;
+	int n = 0, other;
+
+	for (i = 0; i < m->nunit; i++) {
+		u = &m->unit[i];
+		if (u->rel != st->rel || u->pick != (int)st->copy)
+			continue;
+		for (k = 0, other = 0; k < m->copies && !other; k++)
+			other = k != st->copy && !(u->tried & (1u << k));
+		if (!other)
+			return 0;
+		n++;
+	}
+	return n > 0;
 }
 
 /* Copies of unit u left to try on iods not avoided. */
@@ -584,7 +833,7 @@ mio_split_round(struct mio *m, int *more, int *retries)
 		return -1;
 	memset(m->smem, 0, nmem * sizeof(*m->smem));
 	if (mio_split_pick(m, load) != 0 ||
-	    pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, nmem) != 0) {
+	    mio_engine(m, nmem) != 0) {
 		free(load);
 		return -1;
 	}
@@ -592,10 +841,8 @@ mio_split_round(struct mio *m, int *more, int *retries)
 		for (k = 0; rc == 0 && k < m->copies; k++)
 			rc = mio_split_add(m, rel, k,
 			    &m->smem[rel * m->copies + k]);
-	if (rc == 0) {
-		mio_connect(m);
-		pvfs_io_engine_run(&m->e);
-	}
+	if (rc == 0)
+		mio_run(m);
 	for (j = 0; rc == 0 && j < m->e.nst; j++) {
 		const struct io_stream *st = &m->e.st[j];
 		int ok = st->state == IO_DONE;
@@ -652,12 +899,14 @@ mio_split(struct mio *m)
 /* ---- every copy: writes, truncates, fsyncs ---- */
 
 /* A stream per (rel, copy), but FSYNC once per iod (it syncs every copy
- * the iod holds).  Every copy is tried, even on an iod reads avoid: a
- * write it takes is one less dirty range. */
+ * the iod holds).  A copy on a down iod is skipped (it misses the
+ * operation: reported dirty) while another copy of its rel is up; every
+ * other copy is tried, even on an iod reads avoid: a write it takes is
+ * one less dirty range. */
 static int
 mio_all_fill(struct mio *m)
 {
-	uint32_t rel, k, iod, n = m->pcount * m->copies;
+	uint32_t rel, k, iod, up, n = m->pcount * m->copies;
 	int j;
 
 	for (j = 0; j < (int)n; j++)
@@ -665,8 +914,12 @@ mio_all_fill(struct mio *m)
 	for (rel = 0; rel < m->pcount; rel++) {
 		if (!m->rel[rel].want)
 			continue;
+		for (k = 0, up = 0; k < m->copies; k++)
+			up += !mio_is_down(m, mio_iod(m, rel, k));
 		for (k = 0; k < m->copies; k++) {
 			iod = mio_iod(m, rel, k);
+			if (up > 0 && mio_is_down(m, iod))
+				continue;
 			if (m->opc == PVFS_IOD_FSYNC) {
 				for (j = 0; j < m->e.nst &&
 				    m->e.st[j].iod != iod; j++)
@@ -700,6 +953,8 @@ mio_all_take(struct mio *m, int *key, int *stale)
 		for (k = 0; k < m->copies; k++) {
 			const struct io_stream *st;
 
+			if (m->sidx[rel * m->copies + k] < 0)
+				continue; /* skipped: its iod is down */
 			st = &m->e.st[m->sidx[rel * m->copies + k]];
 			if (st->state == IO_DONE) {
 				r->ok |= (uint8_t)(1u << k);
@@ -713,7 +968,7 @@ mio_all_take(struct mio *m, int *key, int *stale)
 				r->lost |= (uint8_t)(1u << k);
 				r->lost_err = st->err;
 				r->lost_iod = st->iod;
-				mio_avoid(m, st->iod);
+				mio_down(m, st->iod);
 			} else if (r->err == 0) {
 				r->err = st->err;
 				pvfs_client_detail_iod(m->fs, st->iod, st->err);
@@ -765,10 +1020,10 @@ mio_all(struct mio *m)
 	int attempt, key, stale, err = 0;
 	uint32_t rel;
 
+	m->all = 1;
 	for (attempt = 0;; attempt++) {
 		key = stale = 0;
-		if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt,
-		    m->pcount * m->copies) != 0) {
+		if (mio_engine(m, m->pcount * m->copies) != 0) {
 			err = errno;
 			break;
 		}
@@ -777,8 +1032,7 @@ mio_all(struct mio *m)
 			pvfs_io_engine_free(&m->e);
 			break;
 		}
-		mio_connect(m);
-		pvfs_io_engine_run(&m->e);
+		mio_run(m);
 		mio_all_take(m, &key, &stale);
 		pvfs_io_engine_free(&m->e);
 		for (rel = 0; rel < m->pcount && err == 0; rel++)
@@ -823,6 +1077,7 @@ mio_init(struct mio *m, struct io_file *f, uint16_t opc, uint64_t arg)
 		return -1;
 	m->f = f;
 	m->fs = f->fs;
+	mio_probe(m->fs);
 	m->pcount = f->cap.dist.pcount;
 	m->copies = pvfs_dist_copies(&f->cap.dist);
 	m->opc = opc;

@@ -1097,6 +1097,9 @@ mio_free(struct mio *m)
 {
 	int saved = errno;
 
+	/* A probe sent at mio_init is often answered by now. */
+	if (m->fs != NULL)
+		mio_probe(m->fs);
 	free(m->rel);
 	free(m->load);
 	free(m->sidx);

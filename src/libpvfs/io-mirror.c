@@ -36,6 +36,7 @@
 #define MIO_PROBE_EVERY_MS 500   /* between probes of a down iod */
 #define MIO_PROBE_WAIT_MS 2000   /* a probe's answer, at most */
 #define MIO_PROBE_CONNECT_MS 100 /* a probe's connect and send */
+#define MIO_PROBE_QUICK_MS 10    /* the answer waited for, after a send */
 #define MIO_RETRIES 2     /* new tries after a dead pooled socket or an old key */
 
 /* One rel of an operation. */
@@ -221,8 +222,15 @@ mio_probe(struct client_fs *fs)
 		if (p->probe != NULL) {
 			if (mio_probe_reply(p, now) == 1)
 				mio_up(fs, i);
-		} else if (now >= p->probe_at)
+		} else if (now >= p->probe_at) {
+			/* An iod that is back answers at once: this call may
+			 * use it already. */
 			mio_probe_send(fs, p, now);
+			if (p->probe != NULL && pvfs_conn_wait(p->probe->fd,
+			    POLLIN, now + MIO_PROBE_QUICK_MS) == 0 &&
+			    mio_probe_reply(p, now) == 1)
+				mio_up(fs, i);
+		}
 		__atomic_store_n(&p->probing, 0, __ATOMIC_RELEASE);
 	}
 }

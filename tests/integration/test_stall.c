@@ -3,13 +3,17 @@
  * kernel still takes connections and bytes, nothing answers; a
  * blackholed iod looks the same), on 2 iods with 2 copies: reads, writes
  * and truncates by the library keep succeeding, whether the iod stops
- * while idle or in the middle of a stream, every byte equal to a shadow;
+ * while idle or in the middle of a stream (a write's or a read's), every
+ * byte equal to a shadow or a pattern;
  * once the iod runs again, the resync makes both copies the same on disk,
  * and the file reads the same from them alone.
  *
  * The client timeout is 60 s: a call that waited for the stopped iod
  * would hold the test for minutes and show as run-test.sh's limit, not
- * as a timed assertion.  The figures printed are each call's longest.
+ * as a timed assertion.  Calls over a second and each kind's longest are
+ * printed.  HELLOs every 0.3 s (a lease of about 1 s): every dirty report
+ * while the iod is stopped waits for its lease to end (mgr-resync.c), a
+ * full lease each, 9 s by default.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,8 +140,8 @@ wait_identical(const char *rel)
 	wait_clean();
 	if (!copies_same(rel, why, sizeof(why)))
 		fail_msg("%s: copies differ after the resync: %s", rel, why);
-	print_message("%s: resync done, copies identical on disk, %.1f s "
-	    "after SIGCONT\n", rel, mono_now() - t0);
+	print_message("%s: resync done, copies identical on disk, after "
+	    "%.1f s\n", rel, mono_now() - t0);
 }
 
 struct ops {
@@ -206,6 +210,9 @@ one_op(struct ops *o, size_t maxlen)
 			    off, first_diff(o->g, o->s.data + off, want));
 	}
 	dt = mono_now() - t0;
+	if (dt > 1)
+		print_message("  %s took %.2f s\n", kind == 0 ? "write" :
+		    kind == 1 ? "read" : "truncate", dt);
 	o->n[kind]++;
 	if (dt > o->worst[kind])
 		o->worst[kind] = dt;
@@ -276,11 +283,14 @@ test_stop_idle(void **state)
 	ops_free(&o);
 }
 
+static int stopped; /* stop_later did */
+
 static void *
 stop_later(void *arg)
 {
 	usleep((useconds_t)(uintptr_t)arg);
 	stop("iod1");
+	__atomic_store_n(&stopped, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -314,14 +324,64 @@ test_stop_midstream(void **state)
 	ops_free(&o);
 }
 
+/* iod 1 stopped while large reads stream from both copies: the part
+ * on iod 1 is asked of iod 0 instead. */
+static void
+test_stop_midread(void **state)
+{
+	const size_t size = 24 * MiB, chunk = 4 * MiB;
+	unsigned char *buf = malloc(chunk);
+	double t0, worst = 0;
+	struct rng r;
+	pthread_t t;
+	size_t off;
+	int fd, pass;
+
+	(void)state;
+	assert_non_null(buf);
+	rng_init(&r, "test_stop_midread");
+	assert_true((fd = mirror_create("midread")) >= 0);
+	for (off = 0; off < size; off += chunk) {
+		pattern_fill(buf, chunk, off, 23);
+		assert_int_equal(pvfs_pwrite(fd, buf, chunk, (off_t)off),
+		    (ssize_t)chunk);
+	}
+	wait_identical("midread");
+	__atomic_store_n(&stopped, 0, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_create(&t, NULL, stop_later,
+	    (void *)(uintptr_t)rng_range(&r, 1000, 100000)), 0);
+	/* Until two passes after the stop. */
+	for (pass = 0; pass < 2; pass += __atomic_load_n(&stopped,
+	    __ATOMIC_ACQUIRE))
+		for (off = 0; off < size; off += chunk) {
+			t0 = mono_now();
+			assert_int_equal(pvfs_pread(fd, buf, chunk, (off_t)off),
+			    (ssize_t)chunk);
+			if (mono_now() - t0 > worst)
+				worst = mono_now() - t0;
+			if (pattern_check(buf, chunk, off, 23) >= 0)
+				fail_msg("pass %d: bytes differ at %zu", pass,
+				    off + (size_t)pattern_check(buf, chunk, off,
+				    23));
+		}
+	pthread_join(t, NULL);
+	print_message("reads with iod 1 stopped mid-stream: longest %.2f s\n",
+	    worst);
+	cont("iod1");
+	assert_int_equal(pvfs_close(fd), 0);
+	free(buf);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stop_idle),
 		cmocka_unit_test(test_stop_midstream),
+		cmocka_unit_test(test_stop_midread),
 	};
 
 	setenv("PVFS_TIMEOUT", "60", 1);
+	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);
 	return cluster_run_tests(&c, NIODS, NULL, tests);
 }

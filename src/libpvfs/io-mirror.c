@@ -16,8 +16,8 @@
  * hold the call for the whole timeout: a copy that made no progress for
  * fs->stall_ms (PVFS_MIRROR_STALL) while another copy of its rel took the
  * operation (writes) or is left to ask (reads) is given up, as lost.  A
- * lost iod is down until a probe of it (IOD_PING, sent by a later call and
- * answered by a later one still, never waited for) or a stream to it
+ * lost iod is down until a probe of it (IOD_PING, sent by a later call,
+ * waited for 10 ms, else looked for by the calls after) or a stream to it
  * succeeds: reads ask it last, and writes skip its copies when another is
  * up, reporting them dirty at once.  An iod that only refused a copy
  * (ENODATA: fenced, stale) is avoided by reads for MIO_AVOID_MS.
@@ -208,14 +208,14 @@ mio_probe(struct client_fs *fs)
 	struct conn_pool *p;
 	int64_t now = 0;
 	uint32_t i;
-	int free_ = 0;
+	int idle;
 
 	for (i = 0; i < fs->niods; i++) {
 		p = &fs->iods[i];
 		if (!__atomic_load_n(&p->down, __ATOMIC_RELAXED))
 			continue;
-		free_ = 0;
-		if (!__atomic_compare_exchange_n(&p->probing, &free_, 1, 0,
+		idle = 0;
+		if (!__atomic_compare_exchange_n(&p->probing, &idle, 1, 0,
 		    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
 		now = now ? now : pvfs_mono_ms();

@@ -18,8 +18,9 @@
  * operation (writes) or is left to ask (reads) is given up, as lost.  A
  * lost iod is down until a probe of it (IOD_PING, sent by a later call,
  * waited for 10 ms, else looked for by the calls after) or a stream to it
- * succeeds: reads ask it last, and writes skip its copies when another is
- * up, reporting them dirty at once.  An iod that only refused a copy
+ * succeeds: reads ask it last, and if it timed out (silent, not refused)
+ * writes skip its copies when another is not, reporting them dirty at
+ * once.  An iod that only refused a copy
  * (ENODATA: fenced, stale) is avoided by reads for MIO_AVOID_MS.
  */
 #include "config.h"
@@ -33,6 +34,8 @@
 #include "mirror-report.h"
 
 #define MIO_AVOID_MS 3000 /* how long reads avoid an iod that refused */
+#define MIO_DOWN 1        /* conn_pool down: lost, fails at once */
+#define MIO_DOWN_SILENT 2 /* ... lost, timed out */
 #define MIO_PROBE_EVERY_MS 500   /* between probes of a down iod */
 #define MIO_PROBE_WAIT_MS 2000   /* a probe's answer, at most */
 #define MIO_PROBE_CONNECT_MS 100 /* a probe's connect and send */
@@ -110,6 +113,12 @@ mio_is_down(const struct mio *m, uint32_t iod)
 	return __atomic_load_n(&m->fs->iods[iod].down, __ATOMIC_RELAXED);
 }
 
+static int
+mio_is_silent(const struct mio *m, uint32_t iod)
+{
+	return mio_is_down(m, iod) == MIO_DOWN_SILENT;
+}
+
 static void
 mio_avoid(struct mio *m, uint32_t iod)
 {
@@ -118,13 +127,16 @@ mio_avoid(struct mio *m, uint32_t iod)
 		    pvfs_mono_ms() + MIO_AVOID_MS, __ATOMIC_RELAXED);
 }
 
-/* The iod is lost: down until it answers (mio_probe). */
+/* The iod is lost (err): down until it answers (mio_probe).  Silent
+ * (timed out: stopped, blackholed) or not (refused, reset: trying it
+ * costs nothing), as it was last. */
 static void
-mio_down(struct mio *m, uint32_t iod)
+mio_down(struct mio *m, uint32_t iod, int err)
 {
 	struct conn_pool *p = &m->fs->iods[iod];
+	int how = err == ETIMEDOUT ? MIO_DOWN_SILENT : MIO_DOWN;
 
-	if (__atomic_exchange_n(&p->down, 1, __ATOMIC_RELAXED))
+	if (__atomic_exchange_n(&p->down, how, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&p->avoid_until, INT64_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->probe_at, pvfs_mono_ms() + MIO_PROBE_EVERY_MS,
@@ -506,7 +518,7 @@ mio_one_failed(struct mio *m, const struct io_stream *st)
 	r->lost_err = st->err;
 	r->lost_iod = st->iod;
 	if (mio_lost(st))
-		mio_down(m, st->iod);
+		mio_down(m, st->iod, st->err);
 	else if (st->err == ENODATA)
 		mio_avoid(m, st->iod);
 	else
@@ -907,10 +919,10 @@ mio_split(struct mio *m)
 /* ---- every copy: writes, truncates, fsyncs ---- */
 
 /* A stream per (rel, copy), but FSYNC once per iod (it syncs every copy
- * the iod holds).  A copy on a down iod is skipped (it misses the
- * operation: reported dirty) while another copy of its rel is up; every
- * other copy is tried, even on an iod reads avoid: a write it takes is
- * one less dirty range. */
+ * the iod holds).  A copy on an iod down and silent is skipped (it misses
+ * the operation: reported dirty) while another copy of its rel is not;
+ * every other copy is tried, even on an iod reads avoid (refused moments
+ * ago, it may be back): a write it takes is one less dirty range. */
 static int
 mio_all_fill(struct mio *m)
 {
@@ -923,10 +935,10 @@ mio_all_fill(struct mio *m)
 		if (!m->rel[rel].want)
 			continue;
 		for (k = 0, up = 0; k < m->copies; k++)
-			up += !mio_is_down(m, mio_iod(m, rel, k));
+			up += !mio_is_silent(m, mio_iod(m, rel, k));
 		for (k = 0; k < m->copies; k++) {
 			iod = mio_iod(m, rel, k);
-			if (up > 0 && mio_is_down(m, iod))
+			if (up > 0 && mio_is_silent(m, iod))
 				continue;
 			if (m->opc == PVFS_IOD_FSYNC) {
 				for (j = 0; j < m->e.nst &&
@@ -976,7 +988,7 @@ mio_all_take(struct mio *m, int *key, int *stale)
 				r->lost |= (uint8_t)(1u << k);
 				r->lost_err = st->err;
 				r->lost_iod = st->iod;
-				mio_down(m, st->iod);
+				mio_down(m, st->iod, st->err);
 			} else if (r->err == 0) {
 				r->err = st->err;
 				pvfs_client_detail_iod(m->fs, st->iod, st->err);

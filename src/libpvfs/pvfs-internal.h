@@ -58,7 +58,7 @@ struct conn_pool {
 	 * iod, which failed them (INT64_MAX while down: until a probe of it
 	 * answers); the probe, owned by whoever set probing. */
 	int64_t avoid_until;
-	int down;
+	int down;                /* 0, or how it was lost (io-mirror.c) */
 	int probing;
 	int64_t probe_at;        /* when the probe was sent, or may be */
 	uint32_t probe_reqid;

@@ -26,20 +26,14 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io-op.h"
+#include "mirror-down.h"
 #include "mirror-report.h"
 
 #define MIO_AVOID_MS 3000 /* how long reads avoid an iod that refused */
-#define MIO_DOWN 1        /* conn_pool down: lost, fails at once */
-#define MIO_DOWN_SILENT 2 /* ... lost, timed out */
-#define MIO_PROBE_EVERY_MS 500   /* between probes of a down iod */
-#define MIO_PROBE_WAIT_MS 2000   /* a probe's answer, at most */
-#define MIO_PROBE_CONNECT_MS 100 /* a probe's connect and send */
-#define MIO_PROBE_QUICK_MS 10    /* the answer waited for, after a send */
 #define MIO_RETRIES 2     /* new tries after a dead pooled socket or an old key */
 
 /* One rel of an operation. */
@@ -108,143 +102,17 @@ mio_avoided(const struct mio *m, uint32_t iod)
 }
 
 static int
-mio_is_down(const struct mio *m, uint32_t iod)
-{
-	return __atomic_load_n(&m->fs->iods[iod].down, __ATOMIC_RELAXED);
-}
-
-static int
 mio_is_silent(const struct mio *m, uint32_t iod)
 {
-	return mio_is_down(m, iod) == MIO_DOWN_SILENT;
+	return pvfs_mirror_down(m->fs, iod) == PVFS_DOWN_SILENT;
 }
 
 static void
 mio_avoid(struct mio *m, uint32_t iod)
 {
-	if (!mio_is_down(m, iod))
+	if (!pvfs_mirror_down(m->fs, iod))
 		__atomic_store_n(&m->fs->iods[iod].avoid_until,
 		    pvfs_mono_ms() + MIO_AVOID_MS, __ATOMIC_RELAXED);
-}
-
-/* The iod is lost (err): down until it answers (mio_probe).  Silent
- * (timed out: stopped, blackholed) or not (refused, reset: trying it
- * costs nothing), as it was last. */
-static void
-mio_down(struct mio *m, uint32_t iod, int err)
-{
-	struct conn_pool *p = &m->fs->iods[iod];
-	int how = err == ETIMEDOUT ? MIO_DOWN_SILENT : MIO_DOWN;
-
-	if (__atomic_exchange_n(&p->down, how, __ATOMIC_RELAXED))
-		return;
-	__atomic_store_n(&p->avoid_until, INT64_MAX, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->probe_at, pvfs_mono_ms() + MIO_PROBE_EVERY_MS,
-	    __ATOMIC_RELAXED);
-}
-
-static void
-mio_up(struct client_fs *fs, uint32_t iod)
-{
-	struct conn_pool *p = &fs->iods[iod];
-
-	if (!__atomic_load_n(&p->down, __ATOMIC_RELAXED))
-		return;
-	__atomic_store_n(&p->avoid_until, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->down, 0, __ATOMIC_RELAXED);
-}
-
-/* Send the probe of down iod p: IOD_PING on a connection of its own. */
-static void
-mio_probe_send(struct client_fs *fs, struct conn_pool *p, int64_t now)
-{
-	struct pvfs_none req = { 0 };
-	struct pvfs_conn *c;
-	struct pvfs_buf out;
-	uint32_t reqid = pvfs_conn_next_reqid();
-	int rc;
-
-	p->probe_at = now + MIO_PROBE_EVERY_MS;
-	if (pvfs_conn_new(p, MIO_PROBE_CONNECT_MS, &c) != 0) {
-		/* Restarted on another port? */
-		if (errno == ECONNREFUSED)
-			pvfs_client_fs_reload_iods(fs);
-		return;
-	}
-	pvfs_buf_init(&out);
-	rc = pvfs_frame_encode(&out, PVFS_IOD_PING, reqid, 0, 0, &req);
-	if (rc != 0 || pvfs_conn_send_all(c->fd, out.data, out.len,
-	    now + MIO_PROBE_CONNECT_MS) != 0)
-		pvfs_conn_close(c);
-	else {
-		p->probe = c;
-		p->probe_reqid = reqid;
-		p->probe_at = now;
-	}
-	pvfs_buf_free(&out);
-}
-
-/* The probe's answer, without waiting for it: 1 it came (the iod is up),
- * 0 not yet, -1 none (the probe is dropped). */
-static int
-mio_probe_reply(struct conn_pool *p, int64_t now)
-{
-	struct pollfd pfd = { .fd = p->probe->fd, .events = POLLIN };
-	uint8_t hb[PVFS_HDR_LEN], body[256];
-	struct pvfs_hdr h;
-	int ok;
-
-	if (poll(&pfd, 1, 0) == 0) {
-		if (now - p->probe_at < MIO_PROBE_WAIT_MS)
-			return 0;
-		ok = 0;
-	} else
-		ok = pvfs_conn_recv_all(p->probe->fd, hb, sizeof(hb),
-		    now + MIO_PROBE_CONNECT_MS) == 0 &&
-		    pvfs_hdr_decode(hb, &h) == 0 &&
-		    (h.flags & PVFS_HDR_REPLY) && h.op == PVFS_IOD_PING &&
-		    h.reqid == p->probe_reqid && h.status == 0 &&
-		    h.body_len <= sizeof(body) &&
-		    pvfs_conn_recv_all(p->probe->fd, body, h.body_len,
-		    now + MIO_PROBE_CONNECT_MS) == 0;
-	pvfs_conn_close(p->probe);
-	p->probe = NULL;
-	p->probe_at = now + (ok ? 0 : MIO_PROBE_EVERY_MS);
-	return ok ? 1 : -1;
-}
-
-/* Move the probes of down iods on, by one thread at a time per iod. */
-static void
-mio_probe(struct client_fs *fs)
-{
-	struct conn_pool *p;
-	int64_t now = 0;
-	uint32_t i;
-	int idle;
-
-	for (i = 0; i < fs->niods; i++) {
-		p = &fs->iods[i];
-		if (!__atomic_load_n(&p->down, __ATOMIC_RELAXED))
-			continue;
-		idle = 0;
-		if (!__atomic_compare_exchange_n(&p->probing, &idle, 1, 0,
-		    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			continue;
-		now = now ? now : pvfs_mono_ms();
-		if (p->probe != NULL) {
-			if (mio_probe_reply(p, now) == 1)
-				mio_up(fs, i);
-		} else if (now >= p->probe_at) {
-			/* An iod that is back answers at once: this call may
-			 * use it already. */
-			mio_probe_send(fs, p, now);
-			if (p->probe != NULL && pvfs_conn_wait(p->probe->fd,
-			    POLLIN, now + MIO_PROBE_QUICK_MS) == 0 &&
-			    mio_probe_reply(p, now) == 1)
-				mio_up(fs, i);
-		}
-		__atomic_store_n(&p->probing, 0, __ATOMIC_RELEASE);
-	}
 }
 
 static uint32_t
@@ -296,15 +164,14 @@ mio_all_spare(const struct mio *m, int i, int done)
 		for (k = 0; r->want && k < m->copies; k++) {
 			if (m->sidx[rel * m->copies + k] != i)
 				continue;
-			for (k2 = 0, other = 0; k2 < m->copies && !other; k2++) {
+			for (k2 = 0, other = 0; k2 < m->copies && !other;
+			    k2++) {
 				j = m->sidx[rel * m->copies + k2];
 				if (k2 == k || j == i)
 					continue;
-				if (done)
-					other = (r->took & (1u << k2)) || (j >= 0 &&
-					    m->e.st[j].state == IO_DONE);
-				else
-					other = j >= 0;
+				other = !done ? j >= 0 :
+				    (r->took & (1u << k2)) ||
+				    (j >= 0 && m->e.st[j].state == IO_DONE);
 			}
 			if (!other)
 				return 0;
@@ -399,7 +266,7 @@ mio_run(struct mio *m)
 	pvfs_io_engine_run(&m->e);
 	for (i = 0; i < m->e.nst; i++)
 		if (m->e.st[i].state == IO_DONE)
-			mio_up(m->fs, m->e.st[i].iod);
+			pvfs_mirror_up(m->fs, m->e.st[i].iod);
 }
 
 /* A stream for copy copy of rel: the operation's request, and for data
@@ -518,7 +385,7 @@ mio_one_failed(struct mio *m, const struct io_stream *st)
 	r->lost_err = st->err;
 	r->lost_iod = st->iod;
 	if (mio_lost(st))
-		mio_down(m, st->iod, st->err);
+		pvfs_mirror_lost(m->fs, st->iod, st->err);
 	else if (st->err == ENODATA)
 		mio_avoid(m, st->iod);
 	else
@@ -988,7 +855,7 @@ mio_all_take(struct mio *m, int *key, int *stale)
 				r->lost |= (uint8_t)(1u << k);
 				r->lost_err = st->err;
 				r->lost_iod = st->iod;
-				mio_down(m, st->iod, st->err);
+				pvfs_mirror_lost(m->fs, st->iod, st->err);
 			} else if (r->err == 0) {
 				r->err = st->err;
 				pvfs_client_detail_iod(m->fs, st->iod, st->err);
@@ -1097,7 +964,7 @@ mio_init(struct mio *m, struct io_file *f, uint16_t opc, uint64_t arg)
 		return -1;
 	m->f = f;
 	m->fs = f->fs;
-	mio_probe(m->fs);
+	pvfs_mirror_probe(m->fs);
 	m->pcount = f->cap.dist.pcount;
 	m->copies = pvfs_dist_copies(&f->cap.dist);
 	m->opc = opc;
@@ -1119,7 +986,7 @@ mio_free(struct mio *m)
 
 	/* A probe sent at mio_init is often answered by now. */
 	if (m->fs != NULL)
-		mio_probe(m->fs);
+		pvfs_mirror_probe(m->fs);
 	free(m->rel);
 	free(m->load);
 	free(m->sidx);

@@ -47,7 +47,7 @@ INTEGRATION_TESTS = tests/integration/test_io tests/integration/test_dirs \
 	tests/integration/test_fair tests/integration/test_auth \
 	tests/integration/test_unlinked tests/integration/test_mirror \
 	tests/integration/test_resync tests/integration/test_size tests/integration/test_cache \
-	tests/integration/test_buffered \
+	tests/integration/test_buffered tests/integration/test_stall \
 	tests/stress/kill-restart tests/stress/soak
 # test_fsck asks for the ADMIN capability through the library's internals.
 tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
@@ -55,6 +55,8 @@ tests_integration_test_fsck_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 tests_integration_test_mirror_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 # test_resync asks a mirrored file's identity (pvfs_admin_attr).
 tests_integration_test_resync_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
+# test_stall compares a mirrored file's copies on disk (pvfs_admin_attr).
+tests_integration_test_stall_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 # test_dirs reads directories with pvfs_readdir_stat (pvfs-client.h).
 tests_integration_test_dirs_LDADD = $(HARNESS) libpvfs-client.la $(TEST_LIBS)
 

@@ -105,6 +105,25 @@ client_timeout(const struct pvfs_tab_entry *e)
 	return e->timeout_ms > 0 ? e->timeout_ms : PVFS_DEFAULT_TIMEOUT_MS;
 }
 
+/* $PVFS_MIRROR_STALL (seconds): how long a copy of a mirrored file may
+ * make no progress while another copy took the operation (io-mirror.c);
+ * never more than the timeout. */
+static int
+client_stall(int timeout_ms)
+{
+	const char *s = getenv("PVFS_MIRROR_STALL");
+	int ms = PVFS_DEFAULT_STALL_MS;
+	char *end;
+	double v;
+
+	if (s != NULL && *s != '\0') {
+		v = strtod(s, &end);
+		if (*end == '\0' && v > 0 && v <= 86400)
+			ms = v * 1000 < 1 ? 1 : (int)(v * 1000);
+	}
+	return ms < timeout_ms ? ms : timeout_ms;
+}
+
 /* The mgr knows a connection's identity from when it was made: by its
  * Unix socket (sock=), else by MUNGE (auth=munge), else not at all. */
 static void
@@ -138,6 +157,7 @@ client_build(const struct pvfs_tab_entry *tab, int n)
 		fs->prefix_len = strlen(tab[i].prefix);
 		client_prefixes[i] = fs->tab.prefix;
 		fs->timeout_ms = client_timeout(&tab[i]);
+		fs->stall_ms = client_stall(fs->timeout_ms);
 		pvfs_conn_pool_init(&fs->mgr, tab[i].host, tab[i].port);
 		client_mgr_auth(fs);
 	}
@@ -379,6 +399,7 @@ client_url_fs(const char *host, uint16_t port)
 		    port);
 		fs->prefix_len = strlen(fs->tab.prefix);
 		fs->timeout_ms = client_timeout(&fs->tab);
+		fs->stall_ms = client_stall(fs->timeout_ms);
 		pvfs_conn_pool_init(&fs->mgr, host, port);
 		client_mgr_auth(fs);
 		u->next = client_url_list;

@@ -498,33 +498,78 @@ io_fail_active(struct io_engine *e, int err)
 			io_fail(&e->st[i], err);
 }
 
+#define IO_STALL_AGAIN_MS 100 /* a stall give_up let go: asked again */
+
+/* Offer the streams past their stall time to give_up.  -1 if one was
+ * failed (the poll set changed), else the earliest stall time left. */
+static int64_t
+io_stall(struct io_engine *e, int64_t now)
+{
+	int64_t next = INT64_MAX;
+	struct io_stream *st;
+	int i, failed = 0;
+
+	for (i = 0; i < e->nst; i++) {
+		st = &e->st[i];
+		if (io_events(st) == 0)
+			continue;
+		if (st->stall_at <= now) {
+			if (e->give_up(e, st, e->give_up_arg)) {
+				io_fail(st, ETIMEDOUT);
+				st->stalled = 1;
+				failed = 1;
+				continue;
+			}
+			st->stall_at = now + IO_STALL_AGAIN_MS;
+		}
+		if (st->stall_at < next)
+			next = st->stall_at;
+	}
+	return failed ? -1 : next;
+}
+
 /* Drive every stream until all are done or failed.  The timeout bounds
  * each wait with no progress on any stream, so a large transfer is never
- * cut short while a stopped iod is still noticed in time. */
+ * cut short while a stopped iod is still noticed in time; with stall_ms,
+ * a stream may be given up earlier on its own (io_stall). */
 void
 pvfs_io_engine_run(struct io_engine *e)
 {
-	int64_t deadline, left;
-	int i, n, rc, progress;
+	int64_t deadline, left, now, wake;
+	int i, n, rc, progress, stall = e->stall_ms > 0 && e->give_up != NULL;
 
 	for (i = 0; i < e->nst; i++)
 		io_step(e, &e->st[i], 0);
-	deadline = pvfs_mono_ms() + e->fs->timeout_ms;
+	now = pvfs_mono_ms();
+	deadline = now + e->fs->timeout_ms;
+	for (i = 0; stall && i < e->nst; i++)
+		e->st[i].stall_at = now + e->stall_ms;
 	while ((n = io_poll_set(e)) > 0) {
-		left = deadline - pvfs_mono_ms();
+		now = pvfs_mono_ms();
+		left = deadline - now;
 		if (left <= 0) {
 			io_fail_active(e, ETIMEDOUT);
 			return;
+		}
+		if (stall) {
+			if ((wake = io_stall(e, now)) < 0)
+				continue;
+			if (wake - now < left)
+				left = wake - now > 0 ? wake - now : 0;
 		}
 		rc = poll(e->pfd, (nfds_t)n, left > INT_MAX ? INT_MAX : (int)left);
 		if (rc < 0 && errno != EINTR) {
 			io_fail_active(e, errno);
 			return;
 		}
-		for (i = 0, progress = 0; rc > 0 && i < n; i++)
-			if (e->pfd[i].revents != 0)
-				progress |= io_step(e, &e->st[e->pidx[i]],
-				    e->pfd[i].revents);
+		now = stall ? pvfs_mono_ms() : 0;
+		for (i = 0, progress = 0; rc > 0 && i < n; i++) {
+			if (e->pfd[i].revents == 0 ||
+			    !io_step(e, &e->st[e->pidx[i]], e->pfd[i].revents))
+				continue;
+			progress = 1;
+			e->st[e->pidx[i]].stall_at = now + e->stall_ms;
+		}
 		if (progress)
 			deadline = pvfs_mono_ms() + e->fs->timeout_ms;
 	}

@@ -53,6 +53,8 @@ struct io_stream {
 	int stale;             /* failed on a reused socket before any reply */
 	int early;             /* the reply came before our stream was sent */
 	int hdr_ok;
+	int stalled;           /* given up by e->give_up (err ETIMEDOUT) */
+	int64_t stall_at;      /* with e->stall_ms: when it counts as stalled */
 	struct pvfs_conn *conn;
 	struct pvfs_buf out;   /* request frame; out.off = bytes sent */
 	uint8_t in[PVFS_HDR_LEN + IO_REP_MAX];
@@ -86,6 +88,14 @@ struct io_engine {
 	int nst;               /* streams added (room for the max of init) */
 	struct pollfd *pfd;
 	int *pidx;
+	/* Set after init, or 0/NULL: a stream that made no progress of its
+	 * own for stall_ms is offered to give_up, which fails it now (1:
+	 * ETIMEDOUT, stalled set) or lets it go on (0: asked again shortly).
+	 * The run's timeout still bounds every wait with no progress at all
+	 * (io-mirror.c gives up a stopped iod's copy this way). */
+	int stall_ms;
+	int (*give_up)(struct io_engine *e, struct io_stream *st, void *arg);
+	void *give_up_arg;
 };
 
 /* Room for max streams over the user memory uiov.  0, or -1/ENOMEM with e

@@ -10,8 +10,18 @@
  * ask one copy per rel, chosen to spread the request over the iods, and on
  * any failure of that copy (a lost iod, ENODATA for a fenced or stale
  * copy, a disk error, a refusal) ask the next copy within the same call;
- * they fail only when every copy failed.  A lost iod is then avoided for
- * MIO_AVOID_MS.
+ * they fail only when every copy failed.
+ *
+ * A stopped or blackholed iod answers nothing, and a copy on it must not
+ * hold the call for the whole timeout: a copy that made no progress for
+ * fs->stall_ms (PVFS_MIRROR_STALL) while another copy of its rel took the
+ * operation (writes) or is left to ask (reads) is given up, as lost.  A
+ * lost iod is down until a probe of it (IOD_PING, sent by a later call,
+ * waited for 10 ms, else looked for by the calls after) or a stream to it
+ * succeeds: reads ask it last, and if it timed out (silent, not refused)
+ * writes skip its copies when another is not, reporting them dirty at
+ * once.  An iod that only refused a copy
+ * (ENODATA: fenced, stale) is avoided by reads for MIO_AVOID_MS.
  */
 #include "config.h"
 
@@ -20,9 +30,10 @@
 #include <string.h>
 
 #include "io-op.h"
+#include "mirror-down.h"
 #include "mirror-report.h"
 
-#define MIO_AVOID_MS 3000 /* how long reads avoid a failed iod */
+#define MIO_AVOID_MS 3000 /* how long reads avoid an iod that refused */
 #define MIO_RETRIES 2     /* new tries after a dead pooled socket or an old key */
 
 /* One rel of an operation. */
@@ -45,6 +56,7 @@ struct mio {
 	uint16_t opc;         /* 0: data (write says which way), else SIZE,
 	                       * TRUNCATE or FSYNC */
 	int write;
+	int all;              /* every copy (mio_all), not one per rel */
 	uint64_t arg;
 	const struct io_segs *sg;
 	const struct iovec *iov;
@@ -89,11 +101,18 @@ mio_avoided(const struct mio *m, uint32_t iod)
 	return mio_get(&m->fs->iods[iod].avoid_until) > pvfs_mono_ms();
 }
 
+static int
+mio_is_silent(const struct mio *m, uint32_t iod)
+{
+	return pvfs_mirror_down(m->fs, iod) == PVFS_DOWN_SILENT;
+}
+
 static void
 mio_avoid(struct mio *m, uint32_t iod)
 {
-	__atomic_store_n(&m->fs->iods[iod].avoid_until,
-	    pvfs_mono_ms() + MIO_AVOID_MS, __ATOMIC_RELAXED);
+	if (!pvfs_mirror_down(m->fs, iod))
+		__atomic_store_n(&m->fs->iods[iod].avoid_until,
+		    pvfs_mono_ms() + MIO_AVOID_MS, __ATOMIC_RELAXED);
 }
 
 static uint32_t
@@ -126,6 +145,87 @@ mio_lost(const struct io_stream *st)
 	return 0;
 }
 
+/* ---- copies given up ---- */
+
+struct mio_unit;
+static int mio_unit_spare(const struct mio *, const struct io_stream *);
+
+/* Every copy mapped to stream i (mio_all) has another copy of its rel
+ * that took the operation (done) or at least has a stream (!done). */
+static int
+mio_all_spare(const struct mio *m, int i, int done)
+{
+	const struct mio_rel *r;
+	uint32_t rel, k, k2;
+	int j, n = 0, other;
+
+	for (rel = 0; rel < m->pcount; rel++) {
+		r = &m->rel[rel];
+		for (k = 0; r->want && k < m->copies; k++) {
+			if (m->sidx[rel * m->copies + k] != i)
+				continue;
+			for (k2 = 0, other = 0; k2 < m->copies && !other;
+			    k2++) {
+				j = m->sidx[rel * m->copies + k2];
+				if (k2 == k || j == i)
+					continue;
+				other = !done ? j >= 0 :
+				    (r->took & (1u << k2)) ||
+				    (j >= 0 && m->e.st[j].state == IO_DONE);
+			}
+			if (!other)
+				return 0;
+			n++;
+		}
+	}
+	return n > 0;
+}
+
+/* A read or size stream whose rel has another copy left to ask. */
+static int
+mio_one_spare(const struct mio *m, const struct io_stream *st)
+{
+	uint32_t k;
+
+	for (k = 0; k < m->copies; k++)
+		if (k != st->copy && !(m->rel[st->rel].tried & (1u << k)))
+			return 1;
+	return 0;
+}
+
+/* May stream i fail early (at connect, or stalled) with the operation
+ * still going through another copy? */
+static int
+mio_spare(const struct mio *m, int i, int done)
+{
+	const struct io_stream *st = &m->e.st[i];
+
+	if (m->all)
+		return mio_all_spare(m, i, done);
+	return m->unit != NULL ? mio_unit_spare(m, st) : mio_one_spare(m, st);
+}
+
+static int
+mio_give_up(struct io_engine *e, struct io_stream *st, void *arg)
+{
+	return mio_spare(arg, (int)(st - e->st), 1);
+}
+
+/* The run's engine: a copy is given up after fs->stall_ms without
+ * progress (an fsync may take its disk's time: four times that). */
+static int
+mio_engine(struct mio *m, uint32_t max)
+{
+	if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, max) != 0)
+		return -1;
+	m->e.stall_ms = m->fs->stall_ms;
+	if (m->opc == PVFS_IOD_FSYNC)
+		m->e.stall_ms *= 4;
+	m->e.give_up = mio_give_up;
+	m->e.give_up_arg = m;
+	return 0;
+}
+
 /* Connect every stream; one that cannot connect fails alone (lost), the
  * others still run.  A refused connection makes us ask the mgr for the
  * iod table once (an iod restarted on a new port), unless the iod failed
@@ -135,24 +235,38 @@ mio_connect(struct mio *m)
 {
 	struct client_fs *fs = m->fs;
 	struct io_stream *st;
-	int i, reloaded = 0;
+	int i, reloaded = 0, ms;
 
 	for (i = 0; i < m->e.nst; i++) {
 		st = &m->e.st[i];
 		if (st->state != IO_SEND)
 			continue;
-		if (pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
-		    &st->conn) == 0)
+		/* A connect that hangs (the iod's host drops it, or its
+		 * backlog is full) waits no longer than a stalled copy. */
+		ms = mio_spare(m, i, 0) ? fs->stall_ms : fs->timeout_ms;
+		if (pvfs_conn_acquire(&fs->iods[st->iod], ms, &st->conn) == 0)
 			continue;
 		if (errno == ECONNREFUSED && !mio_avoided(m, st->iod) &&
 		    !reloaded++ && pvfs_client_fs_reload_iods(fs) == 1 &&
-		    pvfs_conn_acquire(&fs->iods[st->iod], fs->timeout_ms,
-		    &st->conn) == 0)
+		    pvfs_conn_acquire(&fs->iods[st->iod], ms, &st->conn) == 0)
 			continue;
 		st->err = errno;
 		st->state = IO_FAILED;
 		st->conn = NULL;
 	}
+}
+
+/* Connect and run; an iod that answered is up. */
+static void
+mio_run(struct mio *m)
+{
+	int i;
+
+	mio_connect(m);
+	pvfs_io_engine_run(&m->e);
+	for (i = 0; i < m->e.nst; i++)
+		if (m->e.st[i].state == IO_DONE)
+			pvfs_mirror_up(m->fs, m->e.st[i].iod);
 }
 
 /* A stream for copy copy of rel: the operation's request, and for data
@@ -270,7 +384,9 @@ mio_one_failed(struct mio *m, const struct io_stream *st)
 
 	r->lost_err = st->err;
 	r->lost_iod = st->iod;
-	if (mio_lost(st) || st->err == ENODATA)
+	if (mio_lost(st))
+		pvfs_mirror_lost(m->fs, st->iod, st->err);
+	else if (st->err == ENODATA)
 		mio_avoid(m, st->iod);
 	else
 		r->err = st->err;
@@ -348,14 +464,13 @@ mio_one_round(struct mio *m, int *more, int *retries)
 	uint32_t rel;
 
 	*more = 0;
-	if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, m->pcount) != 0)
+	if (mio_engine(m, m->pcount) != 0)
 		return -1;
 	if (mio_one_fill(m) != 0) {
 		pvfs_io_engine_free(&m->e);
 		return -1;
 	}
-	mio_connect(m);
-	pvfs_io_engine_run(&m->e);
+	mio_run(m);
 	for (i = 0; i < m->e.nst; i++) {
 		const struct io_stream *st = &m->e.st[i];
 		struct mio_rel *r = &m->rel[st->rel];
@@ -446,6 +561,27 @@ mio_units(struct mio *m)
 		}
 	}
 	return 0;
+}
+
+/* A split stream each of whose units has another copy left to ask. */
+static int
+mio_unit_spare(const struct mio *m, const struct io_stream *st)
+{
+	const struct mio_unit *u;
+	uint32_t i, k;
+	int n = 0, other;
+
+	for (i = 0; i < m->nunit; i++) {
+		u = &m->unit[i];
+		if (u->rel != st->rel || u->pick != (int)st->copy)
+			continue;
+		for (k = 0, other = 0; k < m->copies && !other; k++)
+			other = k != st->copy && !(u->tried & (1u << k));
+		if (!other)
+			return 0;
+		n++;
+	}
+	return n > 0;
 }
 
 /* Copies of unit u left to try on iods not avoided. */
@@ -584,7 +720,7 @@ mio_split_round(struct mio *m, int *more, int *retries)
 		return -1;
 	memset(m->smem, 0, nmem * sizeof(*m->smem));
 	if (mio_split_pick(m, load) != 0 ||
-	    pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt, nmem) != 0) {
+	    mio_engine(m, nmem) != 0) {
 		free(load);
 		return -1;
 	}
@@ -592,10 +728,8 @@ mio_split_round(struct mio *m, int *more, int *retries)
 		for (k = 0; rc == 0 && k < m->copies; k++)
 			rc = mio_split_add(m, rel, k,
 			    &m->smem[rel * m->copies + k]);
-	if (rc == 0) {
-		mio_connect(m);
-		pvfs_io_engine_run(&m->e);
-	}
+	if (rc == 0)
+		mio_run(m);
 	for (j = 0; rc == 0 && j < m->e.nst; j++) {
 		const struct io_stream *st = &m->e.st[j];
 		int ok = st->state == IO_DONE;
@@ -652,12 +786,14 @@ mio_split(struct mio *m)
 /* ---- every copy: writes, truncates, fsyncs ---- */
 
 /* A stream per (rel, copy), but FSYNC once per iod (it syncs every copy
- * the iod holds).  Every copy is tried, even on an iod reads avoid: a
- * write it takes is one less dirty range. */
+ * the iod holds).  A copy on an iod down and silent is skipped (it misses
+ * the operation: reported dirty) while another copy of its rel is not;
+ * every other copy is tried, even on an iod reads avoid (refused moments
+ * ago, it may be back): a write it takes is one less dirty range. */
 static int
 mio_all_fill(struct mio *m)
 {
-	uint32_t rel, k, iod, n = m->pcount * m->copies;
+	uint32_t rel, k, iod, up, n = m->pcount * m->copies;
 	int j;
 
 	for (j = 0; j < (int)n; j++)
@@ -665,8 +801,12 @@ mio_all_fill(struct mio *m)
 	for (rel = 0; rel < m->pcount; rel++) {
 		if (!m->rel[rel].want)
 			continue;
+		for (k = 0, up = 0; k < m->copies; k++)
+			up += !mio_is_silent(m, mio_iod(m, rel, k));
 		for (k = 0; k < m->copies; k++) {
 			iod = mio_iod(m, rel, k);
+			if (up > 0 && mio_is_silent(m, iod))
+				continue;
 			if (m->opc == PVFS_IOD_FSYNC) {
 				for (j = 0; j < m->e.nst &&
 				    m->e.st[j].iod != iod; j++)
@@ -700,6 +840,8 @@ mio_all_take(struct mio *m, int *key, int *stale)
 		for (k = 0; k < m->copies; k++) {
 			const struct io_stream *st;
 
+			if (m->sidx[rel * m->copies + k] < 0)
+				continue; /* skipped: its iod is down */
 			st = &m->e.st[m->sidx[rel * m->copies + k]];
 			if (st->state == IO_DONE) {
 				r->ok |= (uint8_t)(1u << k);
@@ -713,7 +855,7 @@ mio_all_take(struct mio *m, int *key, int *stale)
 				r->lost |= (uint8_t)(1u << k);
 				r->lost_err = st->err;
 				r->lost_iod = st->iod;
-				mio_avoid(m, st->iod);
+				pvfs_mirror_lost(m->fs, st->iod, st->err);
 			} else if (r->err == 0) {
 				r->err = st->err;
 				pvfs_client_detail_iod(m->fs, st->iod, st->err);
@@ -765,10 +907,10 @@ mio_all(struct mio *m)
 	int attempt, key, stale, err = 0;
 	uint32_t rel;
 
+	m->all = 1;
 	for (attempt = 0;; attempt++) {
 		key = stale = 0;
-		if (pvfs_io_engine_init(&m->e, m->fs, m->iov, m->iovcnt,
-		    m->pcount * m->copies) != 0) {
+		if (mio_engine(m, m->pcount * m->copies) != 0) {
 			err = errno;
 			break;
 		}
@@ -777,8 +919,7 @@ mio_all(struct mio *m)
 			pvfs_io_engine_free(&m->e);
 			break;
 		}
-		mio_connect(m);
-		pvfs_io_engine_run(&m->e);
+		mio_run(m);
 		mio_all_take(m, &key, &stale);
 		pvfs_io_engine_free(&m->e);
 		for (rel = 0; rel < m->pcount && err == 0; rel++)
@@ -823,6 +964,7 @@ mio_init(struct mio *m, struct io_file *f, uint16_t opc, uint64_t arg)
 		return -1;
 	m->f = f;
 	m->fs = f->fs;
+	pvfs_mirror_probe(m->fs);
 	m->pcount = f->cap.dist.pcount;
 	m->copies = pvfs_dist_copies(&f->cap.dist);
 	m->opc = opc;
@@ -842,6 +984,9 @@ mio_free(struct mio *m)
 {
 	int saved = errno;
 
+	/* A probe sent at mio_init is often answered by now. */
+	if (m->fs != NULL)
+		pvfs_mirror_probe(m->fs);
 	free(m->rel);
 	free(m->load);
 	free(m->sidx);

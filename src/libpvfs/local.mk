@@ -15,7 +15,8 @@ libpvfs_client_la_SOURCES = \
 	src/libpvfs/size-list.c src/libpvfs/lease.c src/libpvfs/cache.c \
 	src/libpvfs/io.c src/libpvfs/io-engine.h src/libpvfs/io-engine.c \
 	src/libpvfs/io-op.h src/libpvfs/io-mirror.c \
-	src/libpvfs/mirror-report.h src/libpvfs/mirror-report.c
+	src/libpvfs/mirror-report.h src/libpvfs/mirror-report.c \
+	src/libpvfs/mirror-down.h src/libpvfs/mirror-down.c
 libpvfs_client_la_CFLAGS = $(AM_CFLAGS) -fPIC
 libpvfs_client_la_LIBADD = libpvfs-common.la
 libpvfs_la_SOURCES =

@@ -23,6 +23,7 @@
 #include "pvfs-proto.h"
 
 #define PVFS_DEFAULT_TIMEOUT_MS 30000
+#define PVFS_DEFAULT_STALL_MS 5000 /* mirrored files: a copy given up */
 
 /* ---- conn.c: connection pools and the synchronous mgr RPC ---- */
 struct pvfs_conn {
@@ -55,8 +56,14 @@ struct conn_pool {
 	struct pvfs_conn *idle;
 	unsigned nidle;
 	/* Mirrored files (io-mirror.c): until when (mono ms) reads avoid this
-	 * iod, which failed them. */
+	 * iod, which failed them (INT64_MAX while down: until a probe of it
+	 * answers); the probe, owned by whoever set probing. */
 	int64_t avoid_until;
+	int down;                /* 0, or how it was lost (io-mirror.c) */
+	int probing;
+	int64_t probe_at;        /* when the probe was sent, or may be */
+	uint32_t probe_reqid;
+	struct pvfs_conn *probe;
 };
 
 struct client_fs;
@@ -120,6 +127,7 @@ struct client_fs {
 	struct pvfs_tab_entry tab;
 	size_t prefix_len;
 	int timeout_ms;
+	int stall_ms;            /* mirrored files' copies (io-mirror.c) */
 	struct conn_pool mgr;
 	/* Filled once by pvfs_client_fs_info(); have_info is set last (release). */
 	int have_info;

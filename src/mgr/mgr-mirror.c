@@ -260,6 +260,20 @@ mgr_mirror_find(uint64_t ino, uint64_t gen, uint32_t rel, uint32_t copy)
 	return &m->st;
 }
 
+/* The fence the report that marked st waits for (mgr-resync.c). */
+void
+mgr_mirror_set_fence(const struct mgr_stale *st, uint64_t version,
+    int64_t bound_ms, int64_t since_ms)
+{
+	struct mm_copy *m = mm_find(st->ino, st->rel, st->copy);
+
+	if (m == NULL || &m->st != st)
+		return;
+	m->st.fence_version = version;
+	m->st.fence_bound_ms = bound_ms;
+	m->st.fence_since_ms = since_ms;
+}
+
 /* The ranges may grow past MM_EXT_MAX: merge the two neighbours with the
  * smallest gap (bytes resynced twice cost less than memory without a
  * bound). */

@@ -466,10 +466,13 @@ mgr_resync_dirty_op(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_dirty_req *q = rq;
 	struct mgr_inode *in;
+	const struct mgr_stale *st;
 	struct rs_wait *w;
 	struct mgr_rec r;
+	uint64_t version;
+	int64_t bound;
 	uint32_t i, iod;
-	int rc;
+	int rc, known, fenced;
 
 	(void)rp;
 	if ((rc = rs_dirty_check(q, &in)) != 0)
@@ -480,6 +483,7 @@ mgr_resync_dirty_op(struct mgr_conn *c, void *rq, void *rp)
 	    (w->need = calloc(mgr.niods, sizeof(*w->need))) == NULL ||
 	    (w->bound = calloc(mgr.niods, sizeof(*w->bound))) == NULL)
 		pvfs_fatal("out of memory (dirty report)");
+	w->since_ms = pvfs_mono_ms();
 	for (i = 0; i < q->n; i++) {
 		memset(&r, 0, sizeof(r));
 		r.type = MGR_REC_DIRTY;
@@ -490,16 +494,30 @@ mgr_resync_dirty_op(struct mgr_conn *c, void *rq, void *rp)
 		r.offset = q->ents[i].offset;
 		r.length = q->ents[i].length;
 		r.dgen = mgr_mirror_next_dgen(r.ino, r.gen, r.rel, r.copy);
-		mgr_journal_log(&r);
 		iod = mgr_mirror_iod(&in->dist, r.rel, r.copy);
+		st = mgr_mirror_find(r.ino, r.gen, r.rel, r.copy);
+		/* Already stale, and that mark fenced: the iod serves the copy
+		 * to nobody, whatever it has learnt of these ranges, so this
+		 * report waits for nothing (a stopped iod would otherwise
+		 * cost every write a lease). */
+		known = st != NULL && st->fence_version != 0;
+		fenced = known && rs_fenced(iod, st->fence_version,
+		    st->fence_bound_ms, st->fence_since_ms, w->since_ms);
+		mgr_journal_log(&r); /* st may move: not used below */
+		bound = rs_lease_bound(iod);
+		version = rs_change(iod, r.ino, r.gen, r.rel, r.copy, 0);
+		if (fenced)
+			continue;
+		if (!known)
+			mgr_mirror_set_fence(mgr_mirror_find(r.ino, r.gen,
+			    r.rel, r.copy), version, bound, w->since_ms);
 		if (w->need[iod] == 0)
-			w->bound[iod] = rs_lease_bound(iod);
-		w->need[iod] = rs_change(iod, r.ino, r.gen, r.rel, r.copy, 0);
+			w->bound[iod] = bound;
+		w->need[iod] = version;
 	}
 	rs_reports++;
 	w->c = c;
 	w->reqid = mgr_op_reqid;
-	w->since_ms = pvfs_mono_ms();
 	TAILQ_INSERT_TAIL(&rs_waits, w, entry);
 	if (rs_wait_done(w, w->since_ms)) {
 		rs_wait_free(w);

@@ -464,6 +464,12 @@ struct mgr_stale {
 	uint32_t next;          /* ranges (mgr_mirror_extents) */
 	uint64_t bytes;         /* their sum */
 	uint8_t whole, size;
+	/* mgr-resync.c: the report that made it stale waits for this fence
+	 * (the iod's set version holding the mark, or the lease bound);
+	 * once it holds, later reports on the copy need not wait.  0: not
+	 * known (a mark replayed after a restart). */
+	uint64_t fence_version;
+	int64_t fence_bound_ms, fence_since_ms;
 };
 int mgr_mirror_apply(const struct mgr_rec *r);
 void mgr_mirror_reset(void);
@@ -474,6 +480,8 @@ uint32_t mgr_mirror_copies(const struct pvfs_dist *d);
 const struct mgr_stale *mgr_mirror_find(uint64_t ino, uint64_t gen,
     uint32_t rel, uint32_t copy);
 const struct pvfs_extent *mgr_mirror_extents(const struct mgr_stale *st);
+void mgr_mirror_set_fence(const struct mgr_stale *st, uint64_t version,
+    int64_t bound_ms, int64_t since_ms);
 uint64_t mgr_mirror_next_dgen(uint64_t ino, uint64_t gen, uint32_t rel,
     uint32_t copy);
 /* Every stale copy of a live file (entries of gone files are dropped). */

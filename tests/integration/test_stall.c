@@ -11,9 +11,11 @@
  * The client timeout is 60 s: a call that waited for the stopped iod
  * would hold the test for minutes and show as run-test.sh's limit, not
  * as a timed assertion.  Calls over a second and each kind's longest are
- * printed.  HELLOs every 0.3 s (a lease of about 1 s): every dirty report
- * while the iod is stopped waits for its lease to end (mgr-resync.c), a
- * full lease each, 9 s by default.
+ * printed.  HELLOs every 0.3 s (a lease of about 1 s): the first dirty
+ * report on a copy while the iod is stopped waits for its lease to end
+ * (mgr-resync.c), 9 s by default; later reports on a copy already fenced
+ * wait for nothing (test_stop_default_hello: with the default
+ * interval every write took 5-8 s before).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -283,6 +285,48 @@ test_stop_idle(void **state)
 	ops_free(&o);
 }
 
+/* With the default HELLO interval (3 s) the mgr keeps sending HELLOs to
+ * the stopped iod (its kernel takes the connections), so each mark's
+ * lease bound moves on: every write would wait one (about 8 s) for its
+ * dirty report, unless a report on a copy whose mark is already fenced
+ * waits for nothing. */
+static void
+test_stop_default_hello(void **state)
+{
+	struct ops o;
+	double t0;
+	int i, slow = 0;
+
+	(void)state;
+	unsetenv("PVFS_HELLO_INTERVAL");
+	assert_int_equal(cluster_restart(&c), 0);
+	ops_init(&o, "default-hello", "test_stop_default_hello");
+	for (i = 0; i < 10; i++)
+		one_op(&o, 256 * KiB);
+	wait_identical("default-hello");
+	stop("iod1");
+	for (i = 0; i < 8; i++) {
+		rng_fill(&o.r, o.w, 64 * KiB);
+		t0 = mono_now();
+		assert_int_equal(pvfs_pwrite(o.fd, o.w, 64 * KiB,
+		    (off_t)(i * 64 * KiB)), (ssize_t)(64 * KiB));
+		shadow_write(&o.s, (uint64_t)i * 64 * KiB, o.w, 64 * KiB);
+		print_message("  write %d: %.2f s\n", i, mono_now() - t0);
+		if (mono_now() - t0 > 1)
+			slow++;
+	}
+	shadow_assert_fd(&o.s, o.fd, "iod 1 stopped, default HELLO");
+	cont("iod1");
+	wait_identical("default-hello");
+	ops_free(&o);
+	/* One mark per stale copy (two: a part's copy each) waits. */
+	if (slow > 2)
+		fail_msg("%d of 8 writes took over a second with iod 1 stopped",
+		    slow);
+	setenv("PVFS_HELLO_INTERVAL", "0.3", 1);
+	assert_int_equal(cluster_restart(&c), 0);
+}
+
 static int stopped; /* stop_later did */
 
 static void *
@@ -379,6 +423,7 @@ main(void)
 		cmocka_unit_test(test_stop_idle),
 		cmocka_unit_test(test_stop_midstream),
 		cmocka_unit_test(test_stop_midread),
+		cmocka_unit_test(test_stop_default_hello),
 	};
 
 	setenv("PVFS_TIMEOUT", "60", 1);

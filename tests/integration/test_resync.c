@@ -793,6 +793,58 @@ test_mgr_killed(void **state)
 	assert_true(share_equal(&f.cap.dist, 0));
 }
 
+/* The mgr SIGKILLed while its worker is resyncing (some copies clean,
+ * some not): the new mgr hands the rest out again from its journal, and
+ * every file ends with identical copies that equal what was written. */
+#define MIDWAY_FILES 40
+static void
+test_mgr_killed_midway(void **state)
+{
+	static struct pvfs_mgr_attrcap_rep f[MIDWAY_FILES];
+	struct pvfs_mgr_resync_rep st;
+	char path[32];
+	uint64_t total;
+	double end;
+	struct rng r;
+	int i;
+
+	(void)state;
+	rng_init(&r, "test_mgr_killed_midway");
+	for (i = 0; i < MIDWAY_FILES; i++) {
+		snprintf(path, sizeof(path), "/mk%d", i);
+		create_mirrored(path, 2, &f[i]);
+		rng_fill(&r, buf, sizeof(buf));
+		assert_int_equal(write_all_but(&f[i], -1), 0);
+	}
+	assert_int_equal(cluster_kill(&c, "iod1", SIGKILL), 0);
+	for (i = 0; i < MIDWAY_FILES; i++) {
+		rng_fill(&r, buf, sizeof(buf));
+		assert_int_equal(write_all_but(&f[i], 1), 0);
+	}
+	resync_status(&st);
+	total = st.stale;
+	assert_true(total >= MIDWAY_FILES);
+	assert_int_equal(cluster_start_again(&c), 0); /* iod1: the resync */
+	end = mono_now() + 60;
+	do {
+		resync_status(&st);
+		if (st.stale == 0)
+			fail_msg("the resync ended before the mgr was killed");
+		usleep(2000);
+	} while (st.stale == total && mono_now() < end);
+	assert_true(st.stale < total);
+	print_message("mgr killed with %" PRIu64 " of %" PRIu64 " copies "
+	    "stale\n", st.stale, total);
+	assert_int_equal(cluster_kill(&c, "mgr", SIGKILL), 0);
+	assert_int_equal(cluster_start_again(&c), 0);
+	assert_int_equal(wait_clean(60), 0);
+	for (i = 0; i < MIDWAY_FILES; i++)
+		assert_copies_identical(&f[i]);
+	/* what iod 1 missed came back: its copy equals the last bytes */
+	assert_int_equal(read_copy(&f[MIDWAY_FILES - 1].cap, 0, 1), 0);
+	assert_true(share_equal(&f[MIDWAY_FILES - 1].cap.dist, 0));
+}
+
 /* The fresh copy's iod lost (stopped: it answers nothing) while the
  * stale one's is back: that part is refused (ENODATA at the iod; a client
  * makes it EIO), listed as degraded, never served stale; once the fresh
@@ -1318,6 +1370,7 @@ main(void)
 		cmocka_unit_test(test_lease_kept),
 		cmocka_unit_test(test_failing_job),
 		cmocka_unit_test(test_mgr_killed),
+		cmocka_unit_test(test_mgr_killed_midway),
 		cmocka_unit_test(test_fresh_lost),
 		cmocka_unit_test(test_rebuild),
 		cmocka_unit_test(test_marked_midstream),

@@ -21,19 +21,19 @@
 #                    the paper used 2), in one call, then reads it back in
 #                    one call: the paper's test, and no per-request
 #                    synchronisation of the clients' streams
-#   --block N        request size instead of one call per phase (with an
-#                    iod down a client avoids it only from the call after
-#                    one that failed on it: doc/design.md, "Reads")
+#   --block N        request size instead of one call per phase (e.g. 1M,
+#                    as make bench: a client's choice of copies with an
+#                    iod down is made per call)
 #   --ssize N        stripe size (default 64K)
 #   --net A.B.C      /24 prefix (default 10.77.0; tests/netns uses 10.78.0)
-#   --copies N       issue 17's speed targets: beside each plain point, the
-#                    same job on a file of N copies, and (N >= 2 iods) again
-#                    with iod 1 killed (SIGKILL in its namespace) before it
+#   --copies N       issue 17's speed targets: beside each plain point on
+#                    N iods or more, the same job on a file of N copies, and
+#                    again with iod 1 killed (SIGKILL in its namespace) before it
 #                    starts and restarted after; a table of the three ratios
 #                    against the targets (mirrored write >= 0.45 x plain,
 #                    mirrored read >= 1 x plain, read with an iod down >=
 #                    0.60 x healthy mirrored read).  E.g. --copies 2
-#                    --iods "2 4" --clients "1 4" (about 4 minutes)
+#                    --iods "2 4" --clients "1 4" (about 5 minutes)
 set -u
 set -o pipefail
 
@@ -186,7 +186,7 @@ main() {
 	[ -n "$link" ] || die "no link rate measured"
 	netns_fs_stop
 	echo "emulated cluster: links $RATE (tc tbf), one TCP stream over a link: $link MB/s"
-	echo "each client writes then reads $MB_PER_IOD MiB x iods in ${BLOCK:+$BLOCK requests}${BLOCK:-one call} each, stripe $SSIZE;"
+	echo "each client writes then reads $MB_PER_IOD MiB x iods in ${BLOCK:+requests of }${BLOCK:-one call each}, stripe $SSIZE;"
 	echo "three runs, the second reported (pvfs-bench data --sync-dir)"
 	: >"$T/results"
 	for n in $IODS_LIST; do
@@ -198,30 +198,32 @@ main() {
 			echo "$n $c $wr $rd" >>"$T/results"
 			printf '  %d iods x %d clients: write %7.1f MB/s  read %7.1f MB/s\n' \
 				"$n" "$c" "$wr" "$rd"
-			[ "$COPIES" -gt 0 ] && [ "$n" -ge "$COPIES" ] && mirror_points "$n" "$c"
+			if [ "$COPIES" -gt 0 ] && [ "$n" -ge "$COPIES" ]; then
+				mirror_points "$n" "$c"
+			fi
 		done
 		netns_fs_stop
 	done
 	report "$link"
-	[ "$COPIES" -gt 0 ] && report_mirror
+	if [ "$COPIES" -gt 0 ]; then
+		report_mirror
+	fi
 }
 
-# mirror_points N C: the mirrored point and, with 2 iods or more, the one
-# with iod 1 down, beside the plain one just run.
+# mirror_points N C: the mirrored point and the one with iod 1 down,
+# beside the plain one just run.
 mirror_points() {
-	local n=$1 c=$2 mw mr dw=0 dr=0
+	local n=$1 c=$2 mw mr dw dr
 	point "$n" "$c" mirror >"$T/point" || exit 1
 	read -r mw mr <"$T/point"
 	[ -n "$mr" ] || die "no mirrored figures for $n iods x $c clients"
 	printf '  %d iods x %d clients, %d copies: write %7.1f MB/s  read %7.1f MB/s\n' \
 		"$n" "$c" "$COPIES" "$mw" "$mr"
-	if [ "$n" -ge 2 ]; then
-		point "$n" "$c" down >"$T/point" || exit 1
-		read -r dw dr <"$T/point"
-		[ -n "$dr" ] || die "no iod-down figures for $n iods x $c clients"
-		printf '  %d iods x %d clients, %d copies, iod 1 down: write %7.1f MB/s  read %7.1f MB/s\n' \
-			"$n" "$c" "$COPIES" "$dw" "$dr"
-	fi
+	point "$n" "$c" down >"$T/point" || exit 1
+	read -r dw dr <"$T/point"
+	[ -n "$dr" ] || die "no iod-down figures for $n iods x $c clients"
+	printf '  %d iods x %d clients, %d copies, iod 1 down: write %7.1f MB/s  read %7.1f MB/s\n' \
+		"$n" "$c" "$COPIES" "$dw" "$dr"
 	echo "$n $c $mw $mr $dw $dr" >>"$T/mirror"
 }
 
@@ -241,12 +243,9 @@ report_mirror() {
 		}
 		{
 			k = $1 " " $2; wr = rat($3, pw[k]); rr = rat($4, pr[k]); dr = rat($6, $4)
-			printf "  %4d %7d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %6.2f %-4s %6.2f %-4s", $1, $2,
-			    pw[k], pr[k], $3, $4, $5, $6, wr, ok(wr, 0.45), rr, ok(rr, 1)
-			if ($6 > 0)
-				printf " %6.2f %-4s\n", dr, ok(dr, 0.6)
-			else
-				printf " %11s\n", "-"
+			printf "  %4d %7d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %6.2f %-4s %6.2f %-4s" \
+			    " %6.2f %s\n", $1, $2, pw[k], pr[k], $3, $4, $5, $6, wr, ok(wr, 0.45),
+			    rr, ok(rr, 1), dr, ok(dr, 0.6)
 			printf "RESULT emulated-mirror iods=%d clients=%d copies=%d plain_write=%.1f" \
 			    " plain_read=%.1f write=%.1f read=%.1f down_write=%.1f read_down=%.1f" \
 			    " write_ratio=%.3f read_ratio=%.3f down_ratio=%.3f\n", $1, $2, copies,

@@ -153,7 +153,11 @@ point() {
 		pids+=($!)
 	done
 	for j in "${pids[@]}"; do
-		wait "$j" || { cat "$sync"/out.* >&2; die "run $n iods x $c clients ($kind) failed"; }
+		wait "$j" || {
+			cat "$sync"/out.* >&2
+			tail -n 15 "$T"/run/*.log >&2
+			die "run $n iods x $c clients ($kind) failed"
+		}
 	done
 	if [ "$kind" = down ]; then
 		(iod_start 1) >"$sync/start" 2>&1 || { cat "$sync/start" >&2; die "cannot start iod1 again"; }

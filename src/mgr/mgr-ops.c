@@ -141,6 +141,27 @@ mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
 	pvfs_cap_sign(cap, mgr.key, mgr.keylen);
 }
 
+/* A regular file named by a capability a client shows, with right: 0
+ * and the inode, or the errno (a forged or expired capability, a file
+ * gone or replaced, not a regular file). */
+int
+mgr_cap_file(const struct pvfs_cap *cap, uint32_t right,
+    struct mgr_inode **inp)
+{
+	struct mgr_inode *in;
+	int why;
+
+	if (pvfs_cap_check(cap, mgr.key, mgr.keylen, right,
+	    pvfs_now_ns() / 1000000000, mgr.fsid, &why) != 0)
+		return why == PVFS_CAP_EXPIRED ? EKEYEXPIRED : EACCES;
+	if ((in = mgr_ns_get(cap->ino)) == NULL || in->gen != cap->gen)
+		return ESTALE;
+	if (!MGR_IS_REG(in))
+		return EINVAL;
+	*inp = in;
+	return 0;
+}
+
 static void
 mgr_op_cap(const struct mgr_inode *in, uint32_t rights, struct pvfs_cap *cap)
 {
@@ -564,17 +585,12 @@ mgr_op_modified(struct mgr_conn *c, void *rq, void *rp)
 	struct mgr_inode *in;
 	struct mgr_rec r;
 	uint32_t kill;
-	int why;
+	int rc;
 
 	if (q->flags & ~PVFS_MOD_ALL)
 		return EINVAL;
-	if (pvfs_cap_check(&q->cap, mgr.key, mgr.keylen, PVFS_R_WRITE,
-	    pvfs_now_ns() / 1000000000, mgr.fsid, &why) != 0)
-		return why == PVFS_CAP_EXPIRED ? EKEYEXPIRED : EACCES;
-	if ((in = mgr_ns_get(q->cap.ino)) == NULL || in->gen != q->cap.gen)
-		return ESTALE;
-	if (!MGR_IS_REG(in))
-		return EINVAL;
+	if ((rc = mgr_cap_file(&q->cap, PVFS_R_WRITE, &in)) != 0)
+		return rc;
 	if (q->flags & PVFS_MOD_TRUNCATE) {
 		mgr_op_touch(&q->cred, in);
 	} else if ((kill = mgr_perm_kill_bits(&q->cred, in)) != 0) {

@@ -442,14 +442,11 @@ rs_dirty_check(const struct pvfs_mgr_dirty_req *q, struct mgr_inode **inp)
 {
 	struct mgr_inode *in;
 	uint32_t i;
-	int why;
+	int rc;
 
-	if (pvfs_cap_check(&q->cap, mgr.key, mgr.keylen, PVFS_R_WRITE,
-	    pvfs_now_ns() / 1000000000, mgr.fsid, &why) != 0)
-		return why == PVFS_CAP_EXPIRED ? EKEYEXPIRED : EACCES;
-	if ((in = mgr_ns_get(q->cap.ino)) == NULL || in->gen != q->cap.gen)
-		return ESTALE;
-	if (!MGR_IS_REG(in) || mgr_mirror_copies(&in->dist) < 2 || q->n == 0)
+	if ((rc = mgr_cap_file(&q->cap, PVFS_R_WRITE, &in)) != 0)
+		return rc;
+	if (mgr_mirror_copies(&in->dist) < 2 || q->n == 0)
 		return EINVAL;
 	for (i = 0; i < q->n; i++) {
 		if (q->ents[i].rel >= in->dist.pcount ||

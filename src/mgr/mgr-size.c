@@ -138,17 +138,12 @@ mgr_size_op(struct mgr_conn *c, void *rq, void *rp)
 {
 	struct pvfs_mgr_size_req *q = rq;
 	struct mgr_inode *in;
-	int why;
+	int rc;
 
 	(void)c;
 	(void)rp;
-	if (pvfs_cap_check(&q->cap, mgr.key, mgr.keylen, PVFS_R_SIZE,
-	    pvfs_now_ns() / 1000000000, mgr.fsid, &why) != 0)
-		return why == PVFS_CAP_EXPIRED ? EKEYEXPIRED : EACCES;
-	if ((in = mgr_ns_get(q->cap.ino)) == NULL || in->gen != q->cap.gen)
-		return ESTALE;
-	if (!MGR_IS_REG(in))
-		return EINVAL;
+	if ((rc = mgr_cap_file(&q->cap, PVFS_R_SIZE, &in)) != 0)
+		return rc;
 	if (mgr_perm_check(&q->cred, in, MGR_MAY_W) != 0)
 		return EACCES;
 	if (in->size_exact || in->wleases != 0 || in->freeing ||

@@ -142,6 +142,10 @@ int mgr_auth_op(struct mgr_conn *c, void *req, void *rep);
  * admin requests), with the file's distribution when dist is not NULL ---- */
 void mgr_cap_mint(uint64_t ino, uint64_t gen, uint32_t rights,
     const struct pvfs_dist *dist, struct pvfs_cap *cap);
+/* The regular file a client's capability with right names, or the errno. */
+struct mgr_inode;
+int mgr_cap_file(const struct pvfs_cap *cap, uint32_t right,
+    struct mgr_inode **inp);
 
 /* ---- mgr-iods.c: HELLO to every iod of the table (labels, key, clocks) ---- */
 void mgr_iods_start(struct ev_loop *loop);
